@@ -1,0 +1,301 @@
+package gomoku
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+)
+
+// Errors of Play, Put and Undo, for errors.Is.
+var (
+	ErrOccupied = errors.New("cell is occupied")
+	ErrOffBoard = errors.New("point is off the board")
+	ErrGameOver = errors.New("game is already over")
+	ErrNoMoves  = errors.New("no move to undo")
+	ErrBadColor = errors.New("player must be black or white")
+)
+
+// MaxRadius is the largest candidate radius a Board supports.
+const MaxRadius = 4
+
+// Options configure a Board. The zero value is freestyle, radius 2, no ply
+// limit.
+type Options struct {
+	Rule   Rule
+	Radius int // Chebyshev radius of Candidates, 1..MaxRadius; 0 means 2
+	MaxPly int // the game is a draw once this many stones stand; 0 = no limit
+}
+
+// Validate checks the ranges of the options.
+func (o Options) Validate() error {
+	if o.Rule != Freestyle && o.Rule != Standard {
+		return fmt.Errorf("unknown rule %d", o.Rule)
+	}
+	if o.Radius < 0 || o.Radius > MaxRadius {
+		return fmt.Errorf("radius %d out of range 1..%d", o.Radius, MaxRadius)
+	}
+	if o.MaxPly < 0 {
+		return fmt.Errorf("ply limit %d is negative", o.MaxPly)
+	}
+	return nil
+}
+
+// Board is a position with its derived views, all kept up to date by Play,
+// Put and Undo. See the package documentation.
+type Board struct {
+	cells  [NumCells]Player
+	lines  [2][4][maxLines]uint32 // per player (Black, White), direction, line
+	near   [NumCells]uint8        // stones within the radius of each cell
+	cand   [4]uint64              // empty cells with near > 0
+	hist   [NumCells]Point        // stones in the order they were placed
+	n      int                    // stones on the board
+	counts [3]int                 // stones per player
+	hash   uint64
+	opts   Options
+	radius int
+
+	winner  Player
+	winFrom Point // first cell of the winning run
+	winDir  Dir
+	winLen  uint8
+}
+
+// New returns an empty board. It panics if the options are out of range
+// (a caller bug: validate user input with Options.Validate first).
+func New(opts Options) *Board {
+	if err := opts.Validate(); err != nil {
+		panic("gomoku: " + err.Error())
+	}
+	b := &Board{opts: opts, radius: opts.Radius}
+	if b.radius == 0 {
+		b.radius = 2
+	}
+	return b
+}
+
+// Options returns the options the board was made with.
+func (b *Board) Options() Options { return b.opts }
+
+// Rule is the board's rule.
+func (b *Board) Rule() Rule { return b.opts.Rule }
+
+// Radius is the Chebyshev radius of the candidate set.
+func (b *Board) Radius() int { return b.radius }
+
+// At returns the owner of cell p.
+func (b *Board) At(p Point) Player { return b.cells[p] }
+
+// Stones is the number of stones on the board.
+func (b *Board) Stones() int { return b.n }
+
+// Count is the number of stones of player c.
+func (b *Board) Count(c Player) int { return b.counts[c] }
+
+// Hash is a Zobrist hash of the stones (not of the side to move).
+func (b *Board) Hash() uint64 { return b.hash }
+
+// ToMove is the side to move: Black when both have as many stones, else White.
+func (b *Board) ToMove() Player {
+	if b.counts[Black] > b.counts[White] {
+		return White
+	}
+	return Black
+}
+
+// History returns the stones in placement order. The slice aliases the
+// board: copy it to keep it past the next change.
+func (b *Board) History() []Point { return b.hist[:b.n] }
+
+// Last returns the last stone placed, or NoPoint on an empty board.
+func (b *Board) Last() Point {
+	if b.n == 0 {
+		return NoPoint
+	}
+	return b.hist[b.n-1]
+}
+
+// Winner is the player who made a winning line, or Empty.
+func (b *Board) Winner() Player { return b.winner }
+
+// Full reports whether every cell is taken.
+func (b *Board) Full() bool { return b.n == NumCells }
+
+// Over reports whether the game has ended: a win, a full board or the ply limit.
+func (b *Board) Over() bool {
+	return b.winner != Empty || b.n == NumCells || (b.opts.MaxPly > 0 && b.n >= b.opts.MaxPly)
+}
+
+// WinLine returns the cells of the winning run, in order, or nil.
+func (b *Board) WinLine() []Point {
+	if b.winner == Empty {
+		return nil
+	}
+	line, i := LineCells(b.winFrom, b.winDir)
+	return append([]Point(nil), line[i:i+int(b.winLen)]...)
+}
+
+// Play places a stone for the side to move at p and records a win through it.
+// Guarded by BenchmarkPlay.
+func (b *Board) Play(p Point) error { return b.Put(p, b.ToMove()) }
+
+// Put places a stone of player c at p regardless of whose turn it is (for
+// setting up positions) and records a win through it.
+func (b *Board) Put(p Point, c Player) error {
+	switch {
+	case !p.Valid():
+		return ErrOffBoard
+	case c != Black && c != White:
+		return ErrBadColor
+	case b.Over():
+		return ErrGameOver
+	case b.cells[p] != Empty:
+		return ErrOccupied
+	}
+	b.set(p, c)
+	b.checkWin(p, c)
+	return nil
+}
+
+// Undo removes the last stone placed and returns it.
+func (b *Board) Undo() (Point, error) {
+	if b.n == 0 {
+		return NoPoint, ErrNoMoves
+	}
+	p := b.hist[b.n-1]
+	b.clear(p)
+	b.winner = Empty
+	return p, nil
+}
+
+// Candidates appends to dst the empty cells within the radius of any stone,
+// in increasing point order, and returns it.
+func (b *Board) Candidates(dst []Point) []Point {
+	for w, word := range b.cand {
+		for word != 0 {
+			i := bits.TrailingZeros64(word)
+			word &= word - 1
+			dst = append(dst, Point(w*64+i))
+		}
+	}
+	return dst
+}
+
+// NumCandidates is the size of the candidate set.
+func (b *Board) NumCandidates() int {
+	return bits.OnesCount64(b.cand[0]) + bits.OnesCount64(b.cand[1]) +
+		bits.OnesCount64(b.cand[2]) + bits.OnesCount64(b.cand[3])
+}
+
+// IsCandidate reports whether p is empty and within the radius of a stone.
+func (b *Board) IsCandidate(p Point) bool { return b.cand[p>>6]&(1<<(p&63)) != 0 }
+
+func (b *Board) set(p Point, c Player) {
+	b.cells[p] = c
+	for d := range Dirs {
+		b.lines[c-1][d][lineOf[d][p]] |= 1 << (posOf[d][p] + WindowRadius)
+	}
+	b.hist[b.n] = p
+	b.n++
+	b.counts[c]++
+	b.hash ^= zobrist[c-1][p]
+	b.cand[p>>6] &^= 1 << (p & 63)
+	for _, q := range nearCells[b.radius][p] {
+		b.near[q]++
+		if b.cells[q] == Empty {
+			b.cand[q>>6] |= 1 << (q & 63)
+		}
+	}
+}
+
+func (b *Board) clear(p Point) {
+	c := b.cells[p]
+	b.cells[p] = Empty
+	for d := range Dirs {
+		b.lines[c-1][d][lineOf[d][p]] &^= 1 << (posOf[d][p] + WindowRadius)
+	}
+	b.n--
+	b.counts[c]--
+	b.hash ^= zobrist[c-1][p]
+	for _, q := range nearCells[b.radius][p] {
+		b.near[q]--
+		if b.near[q] == 0 {
+			b.cand[q>>6] &^= 1 << (q & 63)
+		}
+	}
+	if b.near[p] > 0 {
+		b.cand[p>>6] |= 1 << (p & 63)
+	}
+}
+
+// checkWin records a win for c if the stone at p completes one.
+func (b *Board) checkWin(p Point, c Player) {
+	for d := range Dirs {
+		if from, n := b.runThrough(p, Dir(d), c); n == 5 || (n > 5 && b.opts.Rule == Freestyle) {
+			b.winner, b.winFrom, b.winDir, b.winLen = c, from, Dir(d), uint8(n)
+			return
+		}
+	}
+}
+
+// runThrough returns the first cell and the length of the unbroken run of
+// c's stones through p along d.
+func (b *Board) runThrough(p Point, d Dir, c Player) (Point, int) {
+	line, i := LineCells(p, d)
+	lo, hi := i, i
+	for lo > 0 && b.cells[line[lo-1]] == c {
+		lo--
+	}
+	for hi < len(line)-1 && b.cells[line[hi+1]] == c {
+		hi++
+	}
+	return line[lo], hi - lo + 1
+}
+
+// MakesFive reports whether a stone of c at empty cell p would win under
+// the board's rule.
+func (b *Board) MakesFive(p Point, c Player) bool {
+	for d := range Dirs {
+		own, _ := b.Window(p, Dir(d), c)
+		n := runLen(own | 1<<WindowRadius)
+		if n == 5 || (n > 5 && b.opts.Rule == Freestyle) {
+			return true
+		}
+	}
+	return false
+}
+
+// runLen is the length of the run of set bits through bit WindowRadius.
+func runLen(w uint32) int {
+	up := bits.TrailingZeros32(^(w >> WindowRadius))
+	down := bits.LeadingZeros32(^(w << (32 - WindowRadius)))
+	return up + down
+}
+
+var (
+	nearCells [MaxRadius + 1][NumCells][]Point
+	zobrist   [2][NumCells]uint64
+)
+
+func init() {
+	for r := 1; r <= MaxRadius; r++ {
+		for p := Point(0); p < NumCells; p++ {
+			for dy := -r; dy <= r; dy++ {
+				for dx := -r; dx <= r; dx++ {
+					if q := Pt(p.X()+dx, p.Y()+dy); q != NoPoint && q != p {
+						nearCells[r][p] = append(nearCells[r][p], q)
+					}
+				}
+			}
+		}
+	}
+	s := uint64(0x0c715700c715700c) // fixed: hashes are stable across runs
+	for c := range zobrist {
+		for p := range zobrist[c] {
+			s += 0x9e3779b97f4a7c15
+			z := s
+			z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+			z = (z ^ z>>27) * 0x94d049bb133111eb
+			zobrist[c][p] = z ^ z>>31
+		}
+	}
+}
