@@ -87,19 +87,20 @@ func isLetterMargin(line string) bool {
 func parseRow(line string, want int) ([Size]Player, error) {
 	var row [Size]Player
 	f := strings.Fields(line)
-	for k, at := range [2]int{0, len(f) - 1} {
-		if len(f) == 0 {
-			break
-		}
-		if n, err := strconv.Atoi(f[at]); err == nil {
+	if len(f) > 0 {
+		if n, err := strconv.Atoi(f[0]); err == nil {
 			if n != want {
 				return row, fmt.Errorf("row number %d where row %d belongs", n, want)
 			}
-			if k == 0 {
-				f = f[1:]
-			} else {
-				f = f[:len(f)-1]
+			f = f[1:]
+		}
+	}
+	if len(f) > 0 {
+		if n, err := strconv.Atoi(f[len(f)-1]); err == nil {
+			if n != want {
+				return row, fmt.Errorf("row number %d where row %d belongs", n, want)
 			}
+			f = f[:len(f)-1]
 		}
 	}
 	cells := strings.Join(f, "")
