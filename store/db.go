@@ -208,7 +208,7 @@ func probe(ctx context.Context, abs string) (h header, empty bool, err error) {
 		return h, true, nil
 	}
 	if appID != applicationID {
-		return h, false, fmt.Errorf("%w: application id %#x", ErrNotOcvist, appID)
+		return h, false, fmt.Errorf("%w: SQLite file of another program (application id %#x, want %#x)", ErrNotOcvist, appID, applicationID)
 	}
 	if err := checkLength(ctx, db, abs); err != nil {
 		return h, false, err
