@@ -1,0 +1,21 @@
+// Package arena measures players against each other: the Agent interface,
+// a Random agent, opening sets, a paired-game Match runner with an Elo
+// estimate, and an SGF writer and reader for the games.
+//
+// Match plays every opening twice with the colours swapped: game 2i gives
+// opening i (mod the set) to A as Black, game 2i+1 the same opening to B as
+// Black. Without openings every game starts with Black's stone in the centre
+// (h8). An agent that returns an error, an illegal move, or a move after its
+// turn deadline loses that game; the reason is recorded in the Game and the
+// match goes on.
+//
+// Elo: the score s = (wins + draws/2) / games of A maps to the logistic Elo
+// difference -400·log10(1/s - 1). The 95% interval maps s ± 1.96·σ/√n through
+// the same function, where σ² is the variance of the per-game scores
+// (1, ½, 0) about s — the normal approximation used by cutechess-cli and
+// fishtest's simple reports. A score of 0 or 1 gives an infinite difference.
+//
+// Like every Ocvist library, arena never prints, exits or starts goroutines:
+// Match calls the agents one at a time on the caller's goroutine and reports
+// progress through a callback.
+package arena
