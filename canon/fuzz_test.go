@@ -1,0 +1,50 @@
+package canon
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// FuzzDecode: Decode never panics; bad input gets an ErrBadKey error
+// prefixed "canon: "; good input re-encodes, and its canonical key
+// validates and round-trips.
+func FuzzDecode(f *testing.F) {
+	for _, s := range append(designVector, "", "0000x", "0000", "1500x", "0000x0000o", "14140o0000x", "0a00x") {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		stones, w, h, err := Decode(in)
+		verr := Validate(in)
+		if err != nil {
+			if !errors.Is(err, ErrBadKey) || !strings.HasPrefix(err.Error(), "canon: ") || verr == nil {
+				t.Fatalf("Decode(%q): error %v (Validate: %v)", in, err, verr)
+			}
+			return
+		}
+		if len(stones)*tokenLen != len(in) || (len(stones) == 0) != (w == 0 && h == 0) {
+			t.Fatalf("Decode(%q) = %d stones, %dx%d", in, len(stones), w, h)
+		}
+		enc, err := Encode(stones)
+		if err != nil {
+			t.Fatalf("Encode(Decode(%q)): %v", in, err)
+		}
+		if (verr == nil) != (enc == in && in == naiveKey(stones)) {
+			t.Fatalf("Validate(%q) = %v; Encode gives %q, naive key %q", in, verr, enc, naiveKey(stones))
+		}
+		if verr != nil && !errors.Is(verr, ErrBadKey) {
+			t.Fatalf("Validate(%q) = %v, not ErrBadKey", in, verr)
+		}
+		key, err := Key(stones)
+		if err != nil || key != naiveKey(stones) || Validate(key) != nil {
+			t.Fatalf("Key(Decode(%q)) = %q, %v; naive %q", in, key, err, naiveKey(stones))
+		}
+		again, _, _, err := Decode(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back, err := Encode(again); back != key || err != nil {
+			t.Fatalf("Encode(Decode(%q)) = %q, %v", key, back, err)
+		}
+	})
+}
