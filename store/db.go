@@ -311,7 +311,7 @@ func dsn(abs string, readOnly, shard bool) string {
 	case shard:
 		return u + "&_journal_mode=WAL&_txlock=immediate&_synchronous=OFF"
 	}
-	return u + "&_journal_mode=WAL&_txlock=immediate&_synchronous=NORMAL"
+	return u + "&_journal_mode=WAL&_txlock=immediate&_synchronous=NORMAL&_cache_size=-65536"
 }
 
 // roURI is the URI under which a source database is attached read-only.

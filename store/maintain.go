@@ -86,7 +86,9 @@ WHERE moves.key = q.key AND moves.mx = q.mx AND moves.my = q.my
 // c.MinGames games whose mean weight (wsum/games) is below the best mean of
 // its siblings (the other moves of the same position with at least
 // c.MinGames games) by more than c.Margin, and below c.MaxMean. It returns the
-// number of moves newly blacklisted; moves already blacklisted stay so.
+// number of moves newly blacklisted; moves already blacklisted stay so. Means
+// are compared in float64 with strict inequalities: a move exactly Margin
+// below the best, or exactly at MaxMean, is kept.
 func (d *DB) Conclude(ctx context.Context, c ConcludeConfig) (int64, error) {
 	if err := d.writable("conclude"); err != nil {
 		return 0, err

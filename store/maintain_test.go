@@ -93,7 +93,7 @@ func TestConclude(t *testing.T) {
 	addCounts(t, b, "k3", Move{0, 1}, -9, 20) // −0.45: 1.05 below, but ≥ −0.5: kept
 	// Position k4: the best sibling has too few games to count.
 	addCounts(t, b, "k4", Move{0, 0}, 5, 5)    // 1.0 but 5 games
-	addCounts(t, b, "k4", Move{1, 1}, -16, 20) // −0.8, no qualifying sibling: kept
+	addCounts(t, b, "k4", Move{1, 1}, -16, 20) // −0.8: only 0.9 below the qualifying best: kept
 	addCounts(t, b, "k4", Move{2, 2}, 2, 20)   // 0.1: −0.8 is not below 0.1−1 = −0.9: kept
 	if err := d.Write(ctx, b); err != nil {
 		t.Fatal(err)
