@@ -38,7 +38,8 @@ func NewBatch() *Batch {
 // Add aggregates one finished game. It returns an error wrapping
 // ErrInvalidGame, and leaves the batch unchanged, if a weight or the result is
 // outside {−1, 0, +1} or a position occurs twice in the game. A blacklisted
-// move that is not among the records gets a row with no games.
+// move that is not among the records gets a row with no games. Guarded by
+// BenchmarkBatchAdd.
 func (b *Batch) Add(g Game) error {
 	if err := b.check(g); err != nil {
 		return err

@@ -45,7 +45,8 @@ FROM moves m LEFT JOIN positions p ON p.key = m.key `
 // ScanMoves calls fn with every (key, move) row with at least minGames
 // games, in (key, mx, my) order, from one consistent snapshot (for building
 // forest training sets). It stops at fn's first error and returns it. fn
-// must not call methods of d that write.
+// must not call methods of d that write (nor any method of a Shard, which has
+// a single connection).
 func (d *DB) ScanMoves(ctx context.Context, minGames int64, fn func(MoveStat) error) error {
 	const q = moveStatSQL + "WHERE m.games >= ? ORDER BY m.key, m.mx, m.my"
 	if err := d.scan(ctx, q, fn, minGames); err != nil {
