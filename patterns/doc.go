@@ -1,0 +1,64 @@
+// Package patterns is Ocvist's tactics: line shapes, the seed's threat
+// detectors, a VCF search and the hierarchical move filter that keeps
+// self-play from blundering.
+//
+// # Shapes
+//
+// For a side S, an empty cell c and a direction, the Shape is what a stone
+// of S at c would make on that line (RIF definitions, for the rule of the
+// board). A "five-point" is an empty cell where one more stone of S makes
+// a five whose run contains c.
+//
+//   - Five: a run through c of exactly five (Standard) or five or more
+//     (Freestyle). Overline: under Standard, a run of six or more; it does
+//     not win and is no threat.
+//   - Four: exactly one five-point (SSSS., SSS.S, SS.SS). Under Standard a
+//     cell that would complete only an overline is no five-point, so a
+//     "four" whose only completion is an overline is not a four.
+//   - StraightFour: .SSSS. with both ends five-points. DoubleFour: two
+//     five-points in the one line otherwise, e.g. S.SSS.S — the seed's
+//     double4_inline. Both are unstoppable.
+//   - Three (OpenThree when the stones through c are a run of three, as in
+//     .SSS., else BrokenThree, as in .S.SS.): one more stone can make a
+//     StraightFour or DoubleFour. x.SSS.x is therefore not a three.
+//   - ClosedThree: one more stone can make a Four but never two five-points.
+//   - Two: one more stone can make a three of any kind. None otherwise.
+//
+// A shape depends only on the gomoku.WindowRadius (5) cells each side of c:
+// a five through c lies within 4 cells of it and its end cells (which
+// decide overlines under Standard) within 5. Shapes are therefore looked up
+// in tables built at package initialisation for both rules, indexed by a
+// base-3 key of the 10 neighbours (see key). Position keeps every cell's
+// shapes up to date as stones are placed and removed.
+//
+// # Classes and the seed's names
+//
+// Position keeps, for each side, the sets of cells whose stone would make
+// a Five (MakesFive), two five-points (MakesWin: StraightFour, DoubleFour
+// or fours in two directions), any four (MakesFour), a three (MakesThree),
+// or a four-three or double three (MakesDouble).
+//
+// The seed's detectors are kept by name: Open3 (open3), Open3Incompl
+// (open3_incompl), HalfClosed4 (half_closed4), Closed4Incompl
+// (closed4_incompl) and Double4Inline (double4_inline); each reports the
+// stones of the shape and the cells that defend against it.
+//
+// # The filter
+//
+// Filter applies the seed's hierarchy for the side to move, each level
+// attack first, then defence: Trivial (make five; else block the
+// opponent's five-points), Trivial2nd (make two five-points; else defend
+// the opponent's threes, counter-fours included), Force (make a four-three
+// or double three unless mini-force finds that the opponent refutes it
+// with fours; else take the opponent's double-threat points), then the
+// Radius candidates. The seed puts double4_inline under force; as it gives
+// two five-points at once it is found at Trivial2nd here.
+//
+// # Concurrency and allocation
+//
+// The package has no mutable shared state: tables are read-only after
+// init, and every buffer (candidate slices, the VCF transposition table) is
+// owned by the caller. A Position must not be used by two goroutines at
+// once; independent positions may. Nothing here prints, exits or starts
+// goroutines.
+package patterns

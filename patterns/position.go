@@ -1,0 +1,323 @@
+package patterns
+
+import (
+	"fmt"
+	"math/bits"
+
+	"ocvist/gomoku"
+)
+
+// Class names a set of empty cells kept by a Position for each side: the
+// cells where a stone of that side would make the class's threat.
+type Class uint8
+
+// The classes. A cell may be in several.
+const (
+	MakesFive   Class = iota // a Five in some direction
+	MakesWin                 // a StraightFour or DoubleFour, or Fours in two directions (two five-points, unstoppable)
+	MakesFour                // a four of any kind in some direction
+	MakesThree               // an open or broken three in some direction
+	MakesDouble              // four-three or double three (a Four and a three, or threes, in different directions)
+	numClasses
+)
+
+var classNames = [numClasses]string{"five", "win", "four", "three", "double"}
+
+// String names the class.
+func (c Class) String() string {
+	if c < numClasses {
+		return classNames[c]
+	}
+	return "class?"
+}
+
+// cellSet is a set of cells as a bitset.
+type cellSet [4]uint64
+
+func (s *cellSet) put(p gomoku.Point, on bool) {
+	if on {
+		s[p>>6] |= 1 << (p & 63)
+	} else {
+		s[p>>6] &^= 1 << (p & 63)
+	}
+}
+
+func (s *cellSet) has(p gomoku.Point) bool { return s[p>>6]&(1<<(p&63)) != 0 }
+
+func (s *cellSet) count() int {
+	return bits.OnesCount64(s[0]) + bits.OnesCount64(s[1]) + bits.OnesCount64(s[2]) + bits.OnesCount64(s[3])
+}
+
+func (s *cellSet) appendTo(dst []gomoku.Point) []gomoku.Point {
+	for w, word := range s {
+		for word != 0 {
+			dst = append(dst, gomoku.Point(w*64+bits.TrailingZeros64(word)))
+			word &= word - 1
+		}
+	}
+	return dst
+}
+
+// first returns the lowest cell of the set, or NoPoint.
+func (s *cellSet) first() gomoku.Point {
+	for w, word := range s {
+		if word != 0 {
+			return gomoku.Point(w*64 + bits.TrailingZeros64(word))
+		}
+	}
+	return gomoku.NoPoint
+}
+
+// Position is a board together with, for every empty cell, direction and
+// side, the Shape a stone there would make, kept up to date by Play, Put
+// and Undo (only the cells on the four lines within gomoku.WindowRadius of
+// the changed stone are looked up again). It also keeps, per side, the
+// sets of cells of each Class.
+//
+// A Position is a plain value: copying it gives an independent position.
+// It is not safe for concurrent mutation; independent positions may be used
+// concurrently (the package has no mutable shared state).
+type Position struct {
+	b     gomoku.Board
+	tab   *table
+	code  [gomoku.NumCells][4][2]Shape // shape per cell, direction, side-1; None on stones
+	flags [gomoku.NumCells][2]uint8    // bit per Class, per side-1
+	sets  [2][numClasses]cellSet
+}
+
+// NewPosition returns an empty position; it panics on invalid options, as
+// gomoku.New does.
+func NewPosition(opts gomoku.Options) *Position {
+	p := &Position{}
+	p.Reset(gomoku.New(opts))
+	return p
+}
+
+// FromBoard returns a position holding a copy of b.
+func FromBoard(b *gomoku.Board) *Position {
+	p := &Position{}
+	p.Reset(b)
+	return p
+}
+
+// Reset makes p hold a copy of b, rebuilding every shape from scratch.
+func (p *Position) Reset(b *gomoku.Board) {
+	p.b = *b
+	p.tab = &tables[b.Rule()]
+	p.code = [gomoku.NumCells][4][2]Shape{}
+	p.flags = [gomoku.NumCells][2]uint8{}
+	p.sets = [2][numClasses]cellSet{}
+	for q := gomoku.Point(0); q < gomoku.NumCells; q++ {
+		if p.b.At(q) == gomoku.Empty {
+			for d := range gomoku.Dirs {
+				p.lookup(q, gomoku.Dir(d))
+			}
+			p.summarise(q)
+		}
+	}
+}
+
+// Board is the position's board, for reading only: changing it other than
+// through the Position breaks the Position.
+func (p *Position) Board() *gomoku.Board { return &p.b }
+
+// Rule is the board's rule.
+func (p *Position) Rule() gomoku.Rule { return p.b.Rule() }
+
+// Play places a stone for the side to move; see Put.
+func (p *Position) Play(q gomoku.Point) error { return p.Put(q, p.b.ToMove()) }
+
+// Put places a stone of c at q (errors as gomoku.Board.Put) and updates the
+// shapes. Guarded by BenchmarkPlayUndo.
+func (p *Position) Put(q gomoku.Point, c gomoku.Player) error {
+	if err := p.b.Put(q, c); err != nil {
+		return err
+	}
+	p.code[q] = [4][2]Shape{}
+	p.summarise(q)
+	p.update(q)
+	return nil
+}
+
+// Undo removes the last stone and updates the shapes.
+func (p *Position) Undo() (gomoku.Point, error) {
+	q, err := p.b.Undo()
+	if err != nil {
+		return q, err
+	}
+	for d := range gomoku.Dirs {
+		p.lookup(q, gomoku.Dir(d))
+	}
+	p.summarise(q)
+	p.update(q)
+	return q, nil
+}
+
+// update looks up again the empty cells on the lines through q within the
+// window radius. Hot: guarded by BenchmarkPlayUndo.
+func (p *Position) update(q gomoku.Point) {
+	for d := range gomoku.Dirs {
+		line, i := gomoku.LineCells(q, gomoku.Dir(d))
+		lo, hi := max(0, i-radius), min(len(line)-1, i+radius)
+		for _, r := range line[lo : hi+1] {
+			if r != q && p.b.At(r) == gomoku.Empty && p.lookup(r, gomoku.Dir(d)) {
+				p.summarise(r)
+			}
+		}
+	}
+}
+
+// lookup sets the shapes of empty cell q in direction d and reports a change.
+func (p *Position) lookup(q gomoku.Point, d gomoku.Dir) bool {
+	ob, bb := p.b.Window(q, d, gomoku.Black)
+	ow, bw := p.b.Window(q, d, gomoku.White)
+	s := [2]Shape{p.tab.shape[key(ob, bb)], p.tab.shape[key(ow, bw)]}
+	if s == p.code[q][d] {
+		return false
+	}
+	p.code[q][d] = s
+	return true
+}
+
+// summarise recomputes the class flags of q for both sides.
+func (p *Position) summarise(q gomoku.Point) {
+	for i := range 2 {
+		f := flagsOf(&p.code[q], i)
+		if old := p.flags[q][i]; f != old {
+			p.flags[q][i] = f
+			for c := range numClasses {
+				if (f^old)>>c&1 != 0 {
+					p.sets[i][c].put(q, f>>c&1 != 0)
+				}
+			}
+		}
+	}
+}
+
+// flagsOf derives the Class bits of one side from a cell's four shapes.
+func flagsOf(code *[4][2]Shape, i int) uint8 {
+	var fives, fours, threes int
+	win := false
+	for d := range 4 {
+		switch s := code[d][i]; {
+		case s == Five:
+			fives++
+		case s.IsFour():
+			fours++
+			win = win || s != Four
+		case s.IsThree():
+			threes++
+		}
+	}
+	var f uint8
+	if fives > 0 {
+		f |= 1 << MakesFive
+	}
+	if win || fours >= 2 {
+		f |= 1 << MakesWin
+	}
+	if fours > 0 {
+		f |= 1 << MakesFour
+	}
+	if threes > 0 {
+		f |= 1 << MakesThree
+	}
+	if fours >= 1 && threes >= 1 || threes >= 2 {
+		f |= 1 << MakesDouble
+	}
+	return f
+}
+
+// Shape is the shape a stone of side at empty cell q would make along d
+// (None if q is occupied).
+func (p *Position) Shape(q gomoku.Point, d gomoku.Dir, side gomoku.Player) Shape {
+	return p.code[q][d][side-1]
+}
+
+// Has reports whether empty cell q is in class c for side.
+func (p *Position) Has(q gomoku.Point, c Class, side gomoku.Player) bool {
+	return p.flags[q][side-1]>>c&1 != 0
+}
+
+// Count is the number of cells in class c for side.
+func (p *Position) Count(c Class, side gomoku.Player) int { return p.sets[side-1][c].count() }
+
+// Points appends the cells of class c for side, in increasing order.
+func (p *Position) Points(dst []gomoku.Point, c Class, side gomoku.Player) []gomoku.Point {
+	return p.sets[side-1][c].appendTo(dst)
+}
+
+// Gain appends the cells where, after a stone of side at q, a second stone
+// would raise the shape along d: the five-points of a four, the
+// straight-four points of a three, the four points of a closed three.
+func (p *Position) Gain(dst []gomoku.Point, q gomoku.Point, d gomoku.Dir, side gomoku.Player) []gomoku.Point {
+	own, blocked := p.b.Window(q, d, side)
+	return appendWindow(dst, q, d, p.tab.gain[key(own, blocked)])
+}
+
+// Defence appends the cells where an opponent stone lowers the shape a
+// stone of side at q would make along d (for a three: the cells that keep
+// it from becoming a straight four; for a four: its five-point).
+func (p *Position) Defence(dst []gomoku.Point, q gomoku.Point, d gomoku.Dir, side gomoku.Player) []gomoku.Point {
+	own, blocked := p.b.Window(q, d, side)
+	return appendWindow(dst, q, d, p.tab.def[key(own, blocked)])
+}
+
+// appendWindow appends the cells of the window mask m around q along d.
+func appendWindow(dst []gomoku.Point, q gomoku.Point, d gomoku.Dir, m uint16) []gomoku.Point {
+	dx, dy := d.Step()
+	for ; m != 0; m &= m - 1 {
+		k := bits.TrailingZeros16(m) - radius
+		dst = append(dst, gomoku.Pt(q.X()+k*dx, q.Y()+k*dy))
+	}
+	return dst
+}
+
+// Summary describes what a stone of one side at one cell would make.
+type Summary struct {
+	Shapes [4]Shape // per direction, in gomoku.Dirs order
+	Fives  int      // directions with a Five
+	Fours  int      // directions with a four of any kind
+	Threes int      // directions with an open or broken three
+	Best   Shape    // strongest shape over the directions (Overline ranks lowest)
+}
+
+// Summary describes a stone of side at empty cell q.
+func (p *Position) Summary(q gomoku.Point, side gomoku.Player) Summary {
+	var s Summary
+	for d := range 4 {
+		sh := p.code[q][d][side-1]
+		s.Shapes[d] = sh
+		switch {
+		case sh == Five:
+			s.Fives++
+		case sh.IsFour():
+			s.Fours++
+		case sh.IsThree():
+			s.Threes++
+		}
+		if sh != Overline && sh > s.Best {
+			s.Best = sh
+		}
+	}
+	return s
+}
+
+// Check rebuilds every shape and class set from the board and reports the
+// first difference from the incremental state. It is slow; for tests.
+func (p *Position) Check() error {
+	var r Position
+	r.Reset(&p.b)
+	for q := gomoku.Point(0); q < gomoku.NumCells; q++ {
+		if r.code[q] != p.code[q] {
+			return fmt.Errorf("patterns: shapes of %v are %v, rebuilt %v", q, p.code[q], r.code[q])
+		}
+		if r.flags[q] != p.flags[q] {
+			return fmt.Errorf("patterns: classes of %v are %v, rebuilt %v", q, p.flags[q], r.flags[q])
+		}
+	}
+	if r.sets != p.sets {
+		return fmt.Errorf("patterns: class sets differ from rebuilt")
+	}
+	return p.b.Verify()
+}

@@ -1,0 +1,233 @@
+package patterns
+
+import (
+	"math/bits"
+
+	"ocvist/gomoku"
+)
+
+// Shape is what one stone would make on one line through its cell, for one
+// side, under one rule (see the package documentation for the definitions).
+// Shapes are ordered by strength except Overline, which is last but is no
+// threat at all under Standard (under Freestyle a long line is a Five).
+type Shape uint8
+
+// The shapes, weakest first.
+const (
+	None         Shape = iota
+	Two                // one move from a three of any kind
+	ClosedThree        // one move from a Four, never from a StraightFour
+	BrokenThree        // a three (one move from a StraightFour) whose run through the cell is not 3 long: .S.SS.
+	OpenThree          // a three whose stones are a run of 3: .SSS.
+	Four               // exactly one five-point: SSSS., SSS.S, SS.SS
+	DoubleFour         // two five-points in this one line that are not a straight four: S.SSS.S (the seed's double4_inline)
+	StraightFour       // .SSSS. with both ends five-points
+	Five               // a winning line under the rule
+	Overline           // Standard only: six or more in a row, which does not win
+	numShapes
+)
+
+var shapeNames = [numShapes]string{"none", "two", "closed-three", "broken-three", "open-three",
+	"four", "double-four", "straight-four", "five", "overline"}
+
+// String is the shape's name, e.g. "open-three".
+func (s Shape) String() string {
+	if s < numShapes {
+		return shapeNames[s]
+	}
+	return "shape?"
+}
+
+// IsThree reports an open or broken three (one move from a straight four).
+func (s Shape) IsThree() bool { return s == OpenThree || s == BrokenThree }
+
+// IsFour reports a shape with at least one five-point: Four, DoubleFour or
+// StraightFour.
+func (s Shape) IsFour() bool { return s >= Four && s <= StraightFour }
+
+// Wins reports a shape that cannot be stopped in one move (two five-points
+// in the line) or is already five.
+func (s Shape) Wins() bool { return s == DoubleFour || s == StraightFour || s == Five }
+
+// class groups shapes into strength classes: a defence point lowers the
+// class, a gain point raises it.
+func (s Shape) class() int {
+	return [numShapes]int{0, 1, 2, 3, 3, 4, 5, 5, 6, 0}[s]
+}
+
+// Line keys. A window (own, blocked) of gomoku.WindowBits bits around an
+// empty cell is reduced to a base-3 index over its 10 neighbours (the centre
+// excluded): digit 0 empty, 1 own, 2 blocked (opponent or off-board).
+const (
+	radius  = gomoku.WindowRadius
+	centre  = uint32(1) << radius
+	numKeys = 59049 // 3^10
+)
+
+// tern maps the own bits of a window to their base-3 digits (weight 1),
+// ignoring the centre bit; blocked bits use weight 2, i.e. 2*tern.
+var tern [1 << gomoku.WindowBits]uint16
+
+// key is the table index of a window; own and blocked must not overlap.
+func key(own, blocked uint32) uint16 { return tern[own] + 2*tern[blocked] }
+
+// table holds, per rule and key, the shape a stone at the centre makes, and
+// two 11-bit masks of window cells: gain (empty cells where another stone
+// raises the shape: the five-points of a four, the straight-four points of
+// a three, the four points of a closed three, the three points of a two)
+// and def (empty cells where an opponent stone lowers the shape's class).
+type table struct {
+	shape [numKeys]Shape
+	gain  [numKeys]uint16
+	def   [numKeys]uint16
+}
+
+var tables [2]table
+
+func init() {
+	for m := range tern {
+		t, w := 0, 1
+		for i := range gomoku.WindowBits {
+			if i == radius {
+				continue
+			}
+			if m>>i&1 != 0 {
+				t += w
+			}
+			w *= 3
+		}
+		tern[m] = uint16(t)
+	}
+	for r := range tables {
+		b := builder{rule: gomoku.Rule(r), t: &tables[r]}
+		for k := range numKeys {
+			b.build(uint16(k))
+		}
+	}
+}
+
+// decode returns the window masks of key k, the centre counted as own.
+func decode(k uint16) (own, blocked uint32) {
+	own = centre
+	for j := range 10 {
+		bit := uint32(1) << j
+		if j >= radius {
+			bit <<= 1
+		}
+		switch k % 3 {
+		case 1:
+			own |= bit
+		case 2:
+			blocked |= bit
+		}
+		k /= 3
+	}
+	return own, blocked
+}
+
+// builder fills one rule's table; build memoises on done so that a key's
+// shape can be derived from the keys with one more stone.
+type builder struct {
+	rule gomoku.Rule
+	t    *table
+	done [numKeys]bool
+}
+
+func (b *builder) build(k uint16) Shape {
+	if b.done[k] {
+		return b.t.shape[k]
+	}
+	own, blocked := decode(k)
+	s, gain, def := b.classify(own, blocked)
+	b.t.shape[k], b.t.gain[k], b.t.def[k], b.done[k] = s, gain, def, true
+	return s
+}
+
+// classify derives the shape of a stone at the centre of (own, blocked)
+// from the definitions; own includes the centre.
+func (b *builder) classify(own, blocked uint32) (s Shape, gain, def uint16) {
+	const all = 1<<gomoku.WindowBits - 1
+	free := all &^ (own | blocked)
+	if n := runLen(own, radius); n >= 5 {
+		if n == 5 || b.rule == gomoku.Freestyle {
+			return Five, 0, 0
+		}
+		return Overline, 0, 0
+	}
+	if fp := b.fivePoints(own, free); fp != 0 {
+		s = Four
+		if bits.OnesCount32(fp) >= 2 {
+			s = DoubleFour
+			lo, n := runStart(own, radius)
+			if n == 4 && lo >= 1 && lo+4 < gomoku.WindowBits && fp == 1<<(lo-1)|1<<(lo+4) {
+				s = StraightFour
+			}
+		}
+		return s, uint16(fp), b.defence(own, blocked, free, s)
+	}
+	var threePts, fourPts, twoPts uint32
+	for f := free; f != 0; f &= f - 1 {
+		e := uint32(bits.TrailingZeros32(f))
+		switch b.build(key(own|1<<e, blocked)).class() {
+		case 5:
+			threePts |= 1 << e
+		case 4:
+			fourPts |= 1 << e
+		case 3, 2:
+			twoPts |= 1 << e
+		}
+	}
+	switch {
+	case threePts != 0:
+		s, gain = BrokenThree, uint16(threePts)
+		if _, n := runStart(own, radius); n == 3 {
+			s = OpenThree
+		}
+	case fourPts != 0:
+		s, gain = ClosedThree, uint16(fourPts)
+	case twoPts != 0:
+		s, gain = Two, uint16(twoPts)
+	default:
+		return None, 0, 0
+	}
+	return s, gain, b.defence(own, blocked, free, s)
+}
+
+// fivePoints are the free cells where one more stone makes a five (under
+// the rule) whose run contains the centre.
+func (b *builder) fivePoints(own, free uint32) uint32 {
+	var fp uint32
+	for f := free; f != 0; f &= f - 1 {
+		e := bits.TrailingZeros32(f)
+		o := own | 1<<e
+		lo, n := runStart(o, e)
+		if (n == 5 || n > 5 && b.rule == gomoku.Freestyle) && lo <= radius && radius < lo+n {
+			fp |= 1 << e
+		}
+	}
+	return fp
+}
+
+// defence is the set of free cells where an opponent stone lowers the
+// class of shape s.
+func (b *builder) defence(own, blocked, free uint32, s Shape) uint16 {
+	var def uint32
+	for f := free; f != 0; f &= f - 1 {
+		e := uint32(bits.TrailingZeros32(f))
+		if b.build(key(own, blocked|1<<e)).class() < s.class() {
+			def |= 1 << e
+		}
+	}
+	return uint16(def)
+}
+
+// runStart returns the lowest bit and the length of the run of set bits of
+// w through bit i (which must be set).
+func runStart(w uint32, i int) (lo, n int) {
+	up := bits.TrailingZeros32(^(w >> i))
+	down := bits.LeadingZeros32(^(w << (31 - i))) // includes bit i
+	return i - down + 1, up + down - 1
+}
+
+// runLen is the length of the run of set bits of w through bit i.
+func runLen(w uint32, i int) int { _, n := runStart(w, i); return n }
