@@ -62,7 +62,9 @@ func (g *Game) AResult() float64 {
 
 // Tally counts games from A's point of view.
 type Tally struct {
-	AWins, BWins, Draws int
+	AWins int `json:"a_wins"`
+	BWins int `json:"b_wins"`
+	Draws int `json:"draws"`
 }
 
 // Games is the number of games counted.

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"ocvist/arena"
+)
+
+// defaultAgent is the opponent of play terminal and the engine of play
+// gomocup when -agent is not given. Switch it to "patterns" and then to
+// "forest" as those agents land.
+const defaultAgent = "random"
+
+// errNotYet reports an agent whose package has not landed yet.
+var errNotYet = errors.New("not available yet")
+
+// agentEnv is what an agent may need besides its name.
+type agentEnv struct {
+	seed uint64        // random seed of random and sampling agents
+	turn time.Duration // move time limit, for external engines
+	log  io.Writer     // an external engine's stderr; nil discards it
+}
+
+const agentHelp = "random, patterns, forest[:MODEL] or engine:COMMAND"
+
+// newAgent builds the agent named by spec.
+func newAgent(spec string, env agentEnv) (arena.Agent, error) {
+	name, arg, _ := strings.Cut(spec, ":")
+	switch name {
+	case "random":
+		if arg != "" {
+			break
+		}
+		return arena.NewRandom(env.seed), nil
+	case "patterns":
+		if arg != "" {
+			break
+		}
+		return nil, fmt.Errorf("agent %q: %w (package patterns has not landed)", spec, errNotYet)
+	case "forest":
+		return nil, fmt.Errorf("agent %q: %w (package forest has not landed)", spec, errNotYet)
+	case "engine":
+		if strings.TrimSpace(arg) == "" {
+			return nil, fmt.Errorf("agent %q: want engine:COMMAND", spec)
+		}
+		return startExternal(arg, env.turn, env.log)
+	}
+	return nil, fmt.Errorf("unknown agent %q (want %s)", spec, agentHelp)
+}

@@ -1,0 +1,243 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"time"
+
+	"ocvist/arena"
+	"ocvist/gomoku"
+)
+
+const matchDoc = `usage: play match -a AGENT -b AGENT [flags]
+
+Plays paired games between agents A and B: each opening of the set is played
+twice, once with A as Black and once with B as Black (-games 80 plays the 40
+default openings once each way). Prints a progress line on stderr and a
+summary on stdout: wins, draws and losses per side and colour, A's score and
+the Elo difference of A over B with a 95% interval (normal approximation of
+the per-game score variance, mapped through the logistic Elo curve), and the
+longest move of each agent (the timing measurement for engines).
+An agent that errs, plays an illegal move or overruns -turn-ms loses the game.
+Agent A gets seed S and B seed S+1 (for random and sampling agents).
+
+`
+
+// matchConfig is the typed configuration of play match.
+type matchConfig struct {
+	A, B     string
+	Games    int
+	Openings string
+	Rule     string
+	TurnMS   int
+	MaxPly   int
+	Seed     uint64
+	Save     string
+	JSON     bool
+	Log      bool
+}
+
+const defaultOpenings = "data/openings/piskvork-15.txt"
+
+func runMatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var c matchConfig
+	fs := newFlagSet("match", matchDoc, stderr)
+	fs.StringVar(&c.A, "a", "", "agent A: "+agentHelp+" (required)")
+	fs.StringVar(&c.B, "b", "", "agent B (required)")
+	fs.IntVar(&c.Games, "games", 80, "number of games (even: each opening once per colour)")
+	fs.StringVar(&c.Openings, "openings", defaultOpenings, `opening file (Gomocup offset or pos format); "" starts every game from h8`)
+	fs.StringVar(&c.Rule, "rule", "freestyle", "freestyle or standard")
+	fs.IntVar(&c.TurnMS, "turn-ms", 1000, "time limit per move in milliseconds")
+	fs.IntVar(&c.MaxPly, "max-ply", 0, "draw once this many stones stand (0: full board)")
+	fs.Uint64Var(&c.Seed, "seed", 1, "random seed: A gets S, B gets S+1")
+	fs.StringVar(&c.Save, "save", "", "write the games to this SGF file")
+	fs.BoolVar(&c.JSON, "json", false, "print the summary as one JSON object")
+	fs.BoolVar(&c.Log, "engine-log", false, "copy external engines' stderr to stderr")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, err := c.arenaConfig()
+	if err != nil {
+		return err
+	}
+	a, b, err := c.agents(stderr)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	defer b.Close()
+	cfg.Progress = func(g *arena.Game, r *arena.Result) {
+		t := r.Total
+		fmt.Fprintf(stderr, "\rgame %d/%d: %s %d, %s %d, draws %d ", t.Games(), c.Games, r.A, t.AWins, r.B, t.BWins, t.Draws)
+	}
+	r, err := arena.Match(ctx, a, b, cfg)
+	if len(r.Games) > 0 {
+		fmt.Fprintln(stderr)
+	}
+	if err != nil {
+		return fmt.Errorf("match: %w", err)
+	}
+	if c.Save != "" {
+		if err := saveGames(c.Save, cfg.Rule, r.Games); err != nil {
+			return err
+		}
+	}
+	if c.JSON {
+		return writeJSON(stdout, &c, cfg.Rule, r)
+	}
+	writeSummary(stdout, &c, cfg, r)
+	return nil
+}
+
+func (c *matchConfig) arenaConfig() (arena.Config, error) {
+	var cfg arena.Config
+	switch {
+	case c.A == "" || c.B == "":
+		return cfg, fmt.Errorf("match: -a and -b are required")
+	case c.Games < 1:
+		return cfg, fmt.Errorf("match: -games %d: want at least 1", c.Games)
+	case c.TurnMS < 1:
+		return cfg, fmt.Errorf("match: -turn-ms %d: want at least 1", c.TurnMS)
+	case c.MaxPly < 0:
+		return cfg, fmt.Errorf("match: -max-ply %d is negative", c.MaxPly)
+	}
+	rule, err := gomoku.ParseRule(c.Rule)
+	if err != nil {
+		return cfg, fmt.Errorf("match: %w", err)
+	}
+	cfg = arena.Config{Rule: rule, MaxPly: c.MaxPly, Games: c.Games, Turn: time.Duration(c.TurnMS) * time.Millisecond}
+	if c.Openings != "" {
+		if cfg.Openings, err = arena.ReadOpeningsFile(c.Openings); err != nil {
+			return cfg, fmt.Errorf("match: %w (run from the repository root, or pass -openings)", err)
+		}
+	}
+	return cfg, nil
+}
+
+func (c *matchConfig) agents(stderr io.Writer) (a, b arena.Agent, err error) {
+	env := agentEnv{seed: c.Seed, turn: time.Duration(c.TurnMS) * time.Millisecond}
+	if c.Log {
+		env.log = stderr
+	}
+	if a, err = newAgent(c.A, env); err != nil {
+		return nil, nil, err
+	}
+	env.seed++
+	if b, err = newAgent(c.B, env); err != nil {
+		a.Close()
+		return nil, nil, err
+	}
+	return a, b, nil
+}
+
+func saveGames(path string, rule gomoku.Rule, games []arena.Game) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("save games: %w", err)
+	}
+	if err := arena.WriteSGF(f, rule, games); err != nil {
+		f.Close()
+		return fmt.Errorf("save games %q: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("save games %q: %w", path, err)
+	}
+	return nil
+}
+
+func forfeits(r *arena.Result) (a, b int) {
+	for _, g := range r.Games {
+		if g.Forfeit {
+			if g.AResult() == 0 {
+				a++
+			} else {
+				b++
+			}
+		}
+	}
+	return a, b
+}
+
+func writeSummary(w io.Writer, c *matchConfig, cfg arena.Config, r *arena.Result) {
+	openings := "h8 (no opening set)"
+	if c.Openings != "" {
+		openings = fmt.Sprintf("%s (%d)", c.Openings, len(cfg.Openings))
+	}
+	fmt.Fprintf(w, "A = %s, B = %s: %d games, %s, openings %s, seed %d, %d ms per move\n",
+		r.A, r.B, r.Total.Games(), cfg.Rule, openings, c.Seed, c.TurnMS)
+	fmt.Fprintf(w, "%-14s %6s %6s %6s\n", "", "A wins", "draws", "B wins")
+	for _, row := range []struct {
+		name string
+		t    arena.Tally
+	}{{"all games", r.Total}, {"A black", r.ABlack}, {"A white", r.AWhite}} {
+		fmt.Fprintf(w, "%-14s %6d %6d %6d\n", row.name, row.t.AWins, row.t.Draws, row.t.BWins)
+	}
+	elo, lo, hi := r.Elo()
+	fmt.Fprintf(w, "score of A: %.1f%%; Elo A-B: %s (95%% interval %s to %s)\n",
+		100*r.Score(), fmtElo(elo), fmtElo(lo), fmtElo(hi))
+	fa, fb := forfeits(r)
+	fmt.Fprintf(w, "forfeits: A %d, B %d; longest move: A %s, B %s\n", fa, fb, fmtDur(r.MaxTime[0]), fmtDur(r.MaxTime[1]))
+}
+
+func fmtElo(x float64) string {
+	switch {
+	case math.IsInf(x, 1):
+		return "+inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	}
+	return fmt.Sprintf("%+.1f", x)
+}
+
+func fmtDur(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+
+// finite is a JSON number, or null for an infinite or NaN value.
+func finite(x float64) *float64 {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return nil
+	}
+	return &x
+}
+
+// matchJSON is play match -json's output. Infinite Elo values (a score of
+// 0 or 1) are null.
+type matchJSON struct {
+	A        string      `json:"a"`
+	B        string      `json:"b"`
+	Seed     uint64      `json:"seed"`
+	Rule     string      `json:"rule"`
+	Openings string      `json:"openings"`
+	TurnMS   int         `json:"turn_ms"`
+	Games    int         `json:"games"`
+	AWins    int         `json:"a_wins"`
+	BWins    int         `json:"b_wins"`
+	Draws    int         `json:"draws"`
+	ABlack   arena.Tally `json:"a_black"`
+	AWhite   arena.Tally `json:"a_white"`
+	Score    float64     `json:"score"`
+	Elo      *float64    `json:"elo"`
+	EloLow   *float64    `json:"elo_low"`
+	EloHigh  *float64    `json:"elo_high"`
+	AForfeit int         `json:"a_forfeits"`
+	BForfeit int         `json:"b_forfeits"`
+	AMaxMS   float64     `json:"a_max_move_ms"`
+	BMaxMS   float64     `json:"b_max_move_ms"`
+}
+
+func writeJSON(w io.Writer, c *matchConfig, rule gomoku.Rule, r *arena.Result) error {
+	elo, lo, hi := r.Elo()
+	fa, fb := forfeits(r)
+	out := matchJSON{
+		A: r.A, B: r.B, Seed: c.Seed, Rule: rule.String(), Openings: c.Openings, TurnMS: c.TurnMS,
+		Games: r.Total.Games(), AWins: r.Total.AWins, BWins: r.Total.BWins, Draws: r.Total.Draws,
+		ABlack: r.ABlack, AWhite: r.AWhite, Score: r.Score(),
+		Elo: finite(elo), EloLow: finite(lo), EloHigh: finite(hi), AForfeit: fa, BForfeit: fb,
+		AMaxMS: float64(r.MaxTime[0].Microseconds()) / 1000, BMaxMS: float64(r.MaxTime[1].Microseconds()) / 1000,
+	}
+	enc := json.NewEncoder(w)
+	return enc.Encode(out)
+}
