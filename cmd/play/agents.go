@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"ocvist/arena"
+	"ocvist/patterns"
 )
 
 // defaultAgent is the opponent of play terminal and the engine of play
 // gomocup when -agent is not given. Switch it to "patterns" and then to
 // "forest" as those agents land.
-const defaultAgent = "random"
+const defaultAgent = "patterns"
 
 // errNotYet reports an agent whose package has not landed yet.
 var errNotYet = errors.New("not available yet")
@@ -40,7 +41,7 @@ func newAgent(spec string, env agentEnv) (arena.Agent, error) {
 		if arg != "" {
 			break
 		}
-		return nil, fmt.Errorf("agent %q: %w (package patterns has not landed)", spec, errNotYet)
+		return arena.NewPatterns(env.seed, patterns.Config{}), nil
 	case "forest":
 		return nil, fmt.Errorf("agent %q: %w (package forest has not landed)", spec, errNotYet)
 	case "engine":
