@@ -1,0 +1,297 @@
+package patterns
+
+import (
+	"ocvist/gomoku"
+)
+
+// Level is the level of the hierarchy that produced a filter result.
+type Level uint8
+
+// The levels, in the order they are tried.
+const (
+	Opening    Level = iota // empty board: the centre
+	Trivial                 // the seed's trivial: five-points
+	Trivial2nd              // the seed's trivial2nd: two five-points at once, or the defence against them
+	Force                   // the seed's force: double threats that survive mini-force, or the opponent's
+	Radius                  // every empty cell within the board's radius of a stone
+	numLevels
+)
+
+var levelNames = [numLevels]string{"opening", "trivial", "trivial2nd", "force", "radius"}
+
+// String names the level as the seed does.
+func (l Level) String() string {
+	if l < numLevels {
+		return levelNames[l]
+	}
+	return "level?"
+}
+
+// Config tunes the filter. The zero value is the default.
+type Config struct {
+	NoMiniForce bool // accept every double threat without looking for a refutation
+	ForceNodes  int  // node budget of one mini-force search; 0 means 300
+	ForceDepth  int  // opponent fours looked at in a row by mini-force; 0 means 10
+}
+
+// Result is what Filter found. Its slices are reused by the next Filter
+// call that is given this Result.
+type Result struct {
+	Moves   []gomoku.Point // the candidates, in increasing point order
+	Level   Level
+	Attack  bool          // the candidates are the mover's threats (else defence)
+	Side    gomoku.Player // whose shapes decided the level: the mover when Attack, else the opponent
+	Threats []Threat      // Side's fours and threes behind the level (empty at Radius and Opening)
+	Nodes   int           // mini-force nodes spent
+}
+
+// Filter applies the seed's hierarchy for side, to move on pos (see the
+// package documentation), and returns the candidates. Pass the previous
+// Result to reuse its buffers: after warm-up a call allocates nothing. pos
+// is used for look-ahead (mini-force, defence checks) and restored before
+// return. If the game is over the result has no moves. Guarded by
+// BenchmarkFilter.
+func Filter(pos *Position, side gomoku.Player, cfg Config, res Result) Result {
+	res = Result{Moves: res.Moves[:0], Threats: res.Threats[:0], Side: side, Attack: true}
+	b := &pos.b
+	opp := side.Other()
+	switch {
+	case b.Over():
+		return res
+	case b.Stones() == 0:
+		res.Level = Opening
+		res.Moves = append(res.Moves, gomoku.Center)
+		return res
+	}
+	own, their := &pos.sets[side-1], &pos.sets[opp-1]
+	switch {
+	case own[MakesFive].count() > 0:
+		return pos.decided(res, Trivial, true, own[MakesFive])
+	case their[MakesFive].count() > 0:
+		return pos.decided(res, Trivial, false, their[MakesFive])
+	case own[MakesWin].count() > 0:
+		return pos.decided(res, Trivial2nd, true, own[MakesWin])
+	case their[MakesWin].count() > 0:
+		return pos.defend(res, side)
+	}
+	if own[MakesDouble].count() > 0 || their[MakesDouble].count() > 0 {
+		set, n := pos.forces(side, cfg)
+		res.Nodes = n
+		if set.count() > 0 {
+			return pos.decided(res, Force, true, set)
+		}
+		set, n = pos.forces(opp, cfg)
+		res.Nodes += n
+		if set.count() > 0 {
+			return pos.decided(res, Force, false, set)
+		}
+	}
+	res.Level = Radius
+	res.Moves = b.Candidates(res.Moves)
+	return res
+}
+
+// decided fills res with the cells of set and the deciding side's threats.
+func (p *Position) decided(res Result, l Level, attack bool, set cellSet) Result {
+	res.Level, res.Attack = l, attack
+	if !attack {
+		res.Side = res.Side.Other()
+	}
+	res.Moves = set.appendTo(res.Moves)
+	res.Threats = p.Threats(res.Threats, res.Side)
+	return res
+}
+
+// defend answers the opponent's two-five-point threats: the cells where
+// our stone leaves the opponent none, plus our own four-making moves
+// (counter-fours). When no single cell stops every threat the game is
+// lost; the cells that stop some are returned instead.
+func (p *Position) defend(res Result, side gomoku.Player) Result {
+	opp := side.Other()
+	kill, any := p.killers(opp, side)
+	set := kill
+	if set.count() == 0 {
+		set = any
+	}
+	four := p.sets[side-1][MakesFour]
+	for w := range set {
+		set[w] |= four[w]
+	}
+	return p.decided(res, Trivial2nd, false, set)
+}
+
+// killers returns the cells where a stone of def leaves att no cell that
+// makes two five-points (kill), and the union of the cells that could
+// stop some of them (any). A stone at d stops att's point w only if d is w
+// or a five-point of a four that w makes, so kill is searched within the
+// intersection of those sets and checked by playing.
+func (p *Position) killers(att, def gomoku.Player) (kill, any cellSet) {
+	var inter cellSet
+	first := true
+	var buf [8]gomoku.Point
+	wins := p.sets[att-1][MakesWin]
+	for w, word := range wins {
+		for ; word != 0; word &= word - 1 {
+			q := gomoku.Point(w*64 + trailing(word))
+			var s cellSet
+			s.put(q, true)
+			for d := range gomoku.Dirs {
+				if p.code[q][d][att-1].IsFour() {
+					for _, f := range p.Gain(buf[:0], q, gomoku.Dir(d), att) {
+						s.put(f, true)
+					}
+				}
+			}
+			for i := range s {
+				any[i] |= s[i]
+				if first {
+					inter[i] = s[i]
+				} else {
+					inter[i] &= s[i]
+				}
+			}
+			first = false
+		}
+	}
+	for w, word := range inter {
+		for ; word != 0; word &= word - 1 {
+			q := gomoku.Point(w*64 + trailing(word))
+			if p.Put(q, def) != nil {
+				continue
+			}
+			if p.sets[att-1][MakesWin].count() == 0 && p.sets[att-1][MakesFive].count() == 0 {
+				kill.put(q, true)
+			}
+			p.Undo()
+		}
+	}
+	return kill, any
+}
+
+// forces returns side's double-threat cells that mini-force does not
+// refute, and the nodes spent.
+func (p *Position) forces(side gomoku.Player, cfg Config) (cellSet, int) {
+	set := p.sets[side-1][MakesDouble]
+	if cfg.NoMiniForce {
+		return set, 0
+	}
+	mf := miniForce{pos: p, a: side, d: side.Other(), maxNodes: cfg.ForceNodes, depth: cfg.ForceDepth}
+	if mf.maxNodes <= 0 {
+		mf.maxNodes = 300
+	}
+	if mf.depth <= 0 {
+		mf.depth = 10
+	}
+	var out cellSet
+	for w, word := range set {
+		for ; word != 0; word &= word - 1 {
+			m := gomoku.Point(w*64 + trailing(word))
+			if !mf.refuted(m) {
+				out.put(m, true)
+			}
+		}
+	}
+	return out, mf.nodes
+}
+
+// miniForce is the seed's mini-force: after attacker a plays a double
+// threat, can the defender d get away, by blocking every threat with one
+// stone or by a sequence of fours (its own VCF, or fours that end in a
+// block)? The search budget is per double-threat move; when it runs out
+// the force is accepted.
+type miniForce struct {
+	pos      *Position
+	a, d     gomoku.Player
+	nodes    int
+	budget   int
+	maxNodes int
+	depth    int
+	buf      [16][32]gomoku.Point
+}
+
+// refuted plays m for the attacker and reports whether the defender
+// survives.
+func (mf *miniForce) refuted(m gomoku.Point) bool {
+	if mf.pos.Put(m, mf.a) != nil {
+		return true
+	}
+	mf.budget = mf.maxNodes
+	ok := mf.survives(min(mf.depth, len(mf.buf)-1))
+	mf.pos.Undo()
+	return ok
+}
+
+// survives: the defender to move; does it escape the attacker's threats?
+func (mf *miniForce) survives(depth int) bool {
+	mf.nodes++
+	if mf.budget--; mf.budget < 0 {
+		return false
+	}
+	p, a, d := mf.pos, mf.a, mf.d
+	if p.sets[d-1][MakesFive].count() > 0 {
+		return true // the defender wins first
+	}
+	switch n := p.sets[a-1][MakesFive].count(); {
+	case n >= 2:
+		return false
+	case n == 1:
+		return mf.blockFour(p.sets[a-1][MakesFive].first(), depth)
+	}
+	if p.sets[d-1][MakesWin].count() > 0 || p.sets[a-1][MakesWin].count() == 0 {
+		return true // the defender's straight four comes first, or no threat is left
+	}
+	if kill, _ := p.killers(a, d); kill.count() > 0 {
+		return true
+	}
+	if depth == 0 {
+		return false
+	}
+	fours := p.sets[d-1][MakesFour].appendTo(mf.buf[depth][:0])
+	for _, f := range fours {
+		if p.Put(f, d) != nil {
+			continue
+		}
+		ok := false
+		switch n := p.sets[d-1][MakesFive].count(); {
+		case n >= 2:
+			ok = true
+		case n == 1:
+			g := p.sets[d-1][MakesFive].first()
+			if p.Put(g, a) == nil {
+				ok = p.b.Winner() != a && mf.survives(depth-1)
+				p.Undo()
+			}
+		}
+		p.Undo()
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// blockFour: the defender must take f, the attacker's five-point; then the
+// attacker, to move, answers a four if the block made one and otherwise
+// wins if it still has two five-points to make.
+func (mf *miniForce) blockFour(f gomoku.Point, depth int) bool {
+	p, a, d := mf.pos, mf.a, mf.d
+	if p.Put(f, d) != nil {
+		return true
+	}
+	defer p.Undo()
+	switch n := p.sets[d-1][MakesFive].count(); {
+	case n >= 2:
+		return true
+	case n == 1:
+		g := p.sets[d-1][MakesFive].first()
+		if p.Put(g, a) != nil {
+			return true
+		}
+		defer p.Undo()
+		if p.b.Winner() == a {
+			return false
+		}
+		return depth > 0 && mf.survives(depth-1)
+	}
+	return p.sets[a-1][MakesWin].count() == 0 && p.sets[a-1][MakesFive].count() == 0
+}

@@ -1,0 +1,263 @@
+package patterns
+
+import (
+	"math/bits"
+
+	"ocvist/gomoku"
+)
+
+// Threat is one shape of one side on the board, found through the empty
+// cells that complete it (never by rescanning the board).
+//
+//   - Shape Four: stones that make five with one more stone; Points holds
+//     the five-point, Defence the same cell. Broken tells SSS.S and SS.SS
+//     (the seed's closed4_incompl) from SSSS. (half_closed4).
+//   - Shape StraightFour: .SSSS., both ends in Points; it cannot be defended.
+//   - Shape OpenThree / BrokenThree: three stones that become a straight
+//     four (or a double four) with a stone on one of Points; Defence holds
+//     every cell where an opponent stone stops that (the seed's open3 and
+//     open3_incompl).
+//   - Shape DoubleFour: a move, Points[0], that would make two fours in
+//     one line (the seed's double4_inline); Stones are the stones it joins
+//     and Defence the cells that stop it beforehand.
+type Threat struct {
+	Side   gomoku.Player
+	Shape  Shape
+	Dir    gomoku.Dir
+	Broken bool // the stones are not one run
+
+	stones  [6]gomoku.Point
+	points  [4]gomoku.Point
+	defence [8]gomoku.Point
+	ns, np  uint8
+	nd      uint8
+}
+
+// Stones are the side's stones that form the threat, in line order.
+func (t *Threat) Stones() []gomoku.Point { return t.stones[:t.ns] }
+
+// Points are the empty cells that complete the threat.
+func (t *Threat) Points() []gomoku.Point { return t.points[:t.np] }
+
+// Defence are the empty cells where an opponent stone stops the threat.
+func (t *Threat) Defence() []gomoku.Point { return t.defence[:t.nd] }
+
+func (t *Threat) addPoint(q gomoku.Point) {
+	for _, r := range t.points[:t.np] {
+		if r == q {
+			return
+		}
+	}
+	if int(t.np) < len(t.points) {
+		t.points[t.np] = q
+		t.np++
+	}
+}
+
+// Threats appends every four and three of side on the board (see Threat).
+func (p *Position) Threats(dst []Threat, side gomoku.Player) []Threat {
+	dst = p.fours(dst, side)
+	return p.threes(dst, side)
+}
+
+// fours appends side's fours and straight fours, found through its
+// five-points.
+func (p *Position) fours(dst []Threat, side gomoku.Player) []Threat {
+	first := len(dst)
+	set := p.sets[side-1][MakesFive]
+	for w, word := range set {
+		for ; word != 0; word &= word - 1 {
+			f := gomoku.Point(w*64 + bits.TrailingZeros64(word))
+			for d := range gomoku.Dirs {
+				if p.code[f][d][side-1] == Five {
+					dst = p.addLine(dst, side, f, gomoku.Dir(d), Four)
+				}
+			}
+		}
+	}
+	for i := first; i < len(dst); i++ {
+		if t := &dst[i]; t.Shape == Four {
+			copy(t.defence[:], t.points[:t.np])
+			t.nd = t.np
+			if t.np >= 2 {
+				t.Shape = StraightFour
+			}
+		}
+	}
+	return dst
+}
+
+// threes appends side's threes, found through the cells where a stone
+// makes a straight four or a double four.
+func (p *Position) threes(dst []Threat, side gomoku.Player) []Threat {
+	first := len(dst)
+	set := p.sets[side-1][MakesWin]
+	for w, word := range set {
+		for ; word != 0; word &= word - 1 {
+			e := gomoku.Point(w*64 + bits.TrailingZeros64(word))
+			for d := range gomoku.Dirs {
+				if s := p.code[e][d][side-1]; s == StraightFour || s == DoubleFour {
+					dst = p.addLine(dst, side, e, gomoku.Dir(d), OpenThree)
+				}
+			}
+		}
+	}
+	for i := first; i < len(dst); i++ {
+		p.threeDefence(&dst[i])
+	}
+	return dst
+}
+
+// addLine records the threat that point q completes along d. For a four
+// (q a five-point) the stones are the run through q; for a three (q a
+// straight-four or double-four point) they are side's stones strictly
+// between the outermost five-points a stone at q would make. Threats with
+// the same stones and direction are merged, collecting their points.
+func (p *Position) addLine(dst []Threat, side gomoku.Player, q gomoku.Point, d gomoku.Dir, shape Shape) []Threat {
+	own, blocked := p.b.Window(q, d, side)
+	var m uint32
+	if shape == Four {
+		lo, n := runStart(own|centre, radius)
+		m = (1<<n - 1) << lo &^ centre
+	} else {
+		m = fourStones(own|centre, uint32(p.tab.gain[key(own, blocked)]))
+	}
+	t := Threat{Side: side, Shape: shape, Dir: d}
+	if r := m >> bits.TrailingZeros32(m); r&(r+1) != 0 {
+		t.Broken = true
+		if shape == OpenThree {
+			t.Shape = BrokenThree
+		}
+	}
+	for ; m != 0 && int(t.ns) < len(t.stones); m &= m - 1 {
+		t.stones[t.ns] = step(q, d, bits.TrailingZeros32(m)-radius)
+		t.ns++
+	}
+	for i := range dst {
+		if o := &dst[i]; o.Side == side && o.Dir == d && o.ns == t.ns && o.stones == t.stones {
+			o.addPoint(q)
+			return dst
+		}
+	}
+	t.addPoint(q)
+	return append(dst, t)
+}
+
+// threeDefence fills the defence of a three: the cells that, occupied by
+// the opponent, leave none of its points a straight-four or double-four
+// point. An opponent stone at d stops point e exactly when d is e or one
+// of the five-points a stone at e would make, so the defence is the
+// intersection of those sets over the points.
+func (p *Position) threeDefence(t *Threat) {
+	var inter cellSet
+	for k, e := range t.Points() {
+		var s cellSet
+		s.put(e, true)
+		var buf [4]gomoku.Point
+		for _, f := range p.Gain(buf[:0], e, t.Dir, t.Side) {
+			s.put(f, true)
+		}
+		if k == 0 {
+			inter = s
+		} else {
+			for w := range inter {
+				inter[w] &= s[w]
+			}
+		}
+	}
+	var buf [8]gomoku.Point
+	t.nd = uint8(copy(t.defence[:], inter.appendTo(buf[:0])))
+}
+
+// fourStones are the stones of the fives that the five-points in gain
+// would complete, given own with the centre placed (centre excluded).
+func fourStones(own, gain uint32) uint32 {
+	var m uint32
+	for g := gain; g != 0; g &= g - 1 {
+		f := bits.TrailingZeros32(g)
+		lo, n := runStart(own|1<<f, f)
+		m |= (1<<n - 1) << lo
+	}
+	return m &^ gain &^ centre
+}
+
+// step is the cell k steps from q along d (q must be such that it exists).
+func step(q gomoku.Point, d gomoku.Dir, k int) gomoku.Point {
+	dx, dy := d.Step()
+	return gomoku.Pt(q.X()+k*dx, q.Y()+k*dy)
+}
+
+// Open3 is the seed's open3: side's threes whose stones are one run
+// (.SSS.), with the cells that defend against them.
+func Open3(pos *Position, side gomoku.Player, dst []Threat) []Threat {
+	return pos.pick(dst, side, OpenThree, false, false)
+}
+
+// Open3Incompl is the seed's open3_incompl: side's threes with a gap in
+// their stones (.S.SS., .SS.S.), with their defence cells.
+func Open3Incompl(pos *Position, side gomoku.Player, dst []Threat) []Threat {
+	return pos.pick(dst, side, BrokenThree, true, false)
+}
+
+// HalfClosed4 is the seed's half_closed4: side's fours whose stones are one
+// run with a single five-point (xSSSS.), the five-point being the defence.
+func HalfClosed4(pos *Position, side gomoku.Player, dst []Threat) []Threat {
+	return pos.pick(dst, side, Four, false, true)
+}
+
+// Closed4Incompl is the seed's closed4_incompl: side's fours with a gap in
+// their stones (SSS.S, SS.SS); the gap is the five-point and the defence.
+func Closed4Incompl(pos *Position, side gomoku.Player, dst []Threat) []Threat {
+	return pos.pick(dst, side, Four, true, true)
+}
+
+// pick appends the threats of one kind. It allocates only if dst is short.
+func (p *Position) pick(dst []Threat, side gomoku.Player, shape Shape, broken, four bool) []Threat {
+	first := len(dst)
+	if four {
+		dst = p.fours(dst, side)
+	} else {
+		dst = p.threes(dst, side)
+	}
+	out := dst[:first]
+	for _, t := range dst[first:] {
+		if t.Shape == shape && t.Broken == broken {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Double4Inline is the seed's double4_inline: the moves of side that make
+// two fours in one line (S.SSS.S, SS.SS.SS, SSS.S.SSS). Each threat holds
+// the move in Points, the stones it joins, and its defence: the move and
+// the cells that would become its five-points.
+func Double4Inline(pos *Position, side gomoku.Player, dst []Threat) []Threat {
+	set := pos.sets[side-1][MakesWin]
+	for w, word := range set {
+		for ; word != 0; word &= word - 1 {
+			q := gomoku.Point(w*64 + bits.TrailingZeros64(word))
+			for d := range gomoku.Dirs {
+				if pos.code[q][d][side-1] != DoubleFour {
+					continue
+				}
+				own, blocked := pos.b.Window(q, gomoku.Dir(d), side)
+				k := key(own, blocked)
+				gain := uint32(pos.tab.gain[k])
+				t := Threat{Side: side, Shape: DoubleFour, Dir: gomoku.Dir(d), Broken: true}
+				for m := fourStones(own|centre, gain); m != 0 && int(t.ns) < len(t.stones); m &= m - 1 {
+					t.stones[t.ns] = step(q, gomoku.Dir(d), bits.TrailingZeros32(m)-radius)
+					t.ns++
+				}
+				t.addPoint(q)
+				t.defence[0], t.nd = q, 1
+				for m := gain; m != 0; m &= m - 1 {
+					t.defence[t.nd] = step(q, gomoku.Dir(d), bits.TrailingZeros32(m)-radius)
+					t.nd++
+				}
+				dst = append(dst, t)
+			}
+		}
+	}
+	return dst
+}

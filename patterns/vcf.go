@@ -1,0 +1,194 @@
+package patterns
+
+import (
+	"math/bits"
+
+	"ocvist/gomoku"
+)
+
+// Limits bound a VCF search. The zero value means the defaults.
+type Limits struct {
+	MaxDepth int       // attacking moves at most; 0 means 20
+	MaxNodes int       // positions visited at most; 0 means 100,000
+	Table    *VCFTable // optional transposition table, owned by the caller
+	Line     []gomoku.Point
+	// Line, if it has room, receives the winning line (no allocation).
+}
+
+const (
+	defaultVCFDepth = 20
+	defaultVCFNodes = 100_000
+	maxVCFDepth     = 60
+)
+
+// VCFTable remembers positions where a VCF search failed, keyed by the
+// board's hash and the attacker. It belongs to one caller: it is not safe
+// for concurrent use, and must not be shared between rules.
+type VCFTable struct {
+	slots []vcfSlot
+	mask  uint64
+}
+
+type vcfSlot struct {
+	key   uint64
+	depth int32 // no VCF within this many attacking moves
+}
+
+// NewVCFTable returns a table of 2^bits slots (bits is clamped to 4..26).
+func NewVCFTable(bits int) *VCFTable {
+	bits = min(max(bits, 4), 26)
+	return &VCFTable{slots: make([]vcfSlot, 1<<bits), mask: 1<<bits - 1}
+}
+
+// Clear forgets every entry.
+func (t *VCFTable) Clear() { clear(t.slots) }
+
+var sideSalt = [3]uint64{0, 0x6a09e667f3bcc909, 0xbb67ae8584caa73b}
+
+func (t *VCFTable) failed(k uint64, depth int) bool {
+	s := &t.slots[k&t.mask]
+	return s.key == k && int(s.depth) >= depth
+}
+
+func (t *VCFTable) store(k uint64, depth int) {
+	s := &t.slots[k&t.mask]
+	if s.key != k || int(s.depth) < depth {
+		*s = vcfSlot{key: k, depth: int32(depth)}
+	}
+}
+
+// VCF searches for a victory by continuous fours for side, to move: every
+// attacking move makes a four (or blocks the opponent's four while making
+// one), every reply is the forced block, and the line ends in a five. It
+// returns the line (attacking moves and replies alternating, ending with
+// the five), whether one was found within the limits, and the nodes
+// visited; nodes > MaxNodes means the search was cut short and ok=false
+// says nothing. pos is used for the search and restored before return.
+// Guarded by BenchmarkVCF.
+func VCF(pos *Position, side gomoku.Player, lim Limits) (line []gomoku.Point, ok bool, nodes int) {
+	s := vcfSearch{pos: pos, a: side, d: side.Other(), tt: lim.Table,
+		maxNodes: lim.MaxNodes, line: lim.Line[:0]}
+	if s.maxNodes <= 0 {
+		s.maxNodes = defaultVCFNodes
+	}
+	depth := lim.MaxDepth
+	if depth <= 0 {
+		depth = defaultVCFDepth
+	}
+	depth = min(depth, maxVCFDepth)
+	if pos.b.Over() {
+		return s.line, false, 0
+	}
+	ok = s.search(depth)
+	if !ok {
+		s.line = s.line[:0]
+	}
+	return s.line, ok, s.nodes
+}
+
+type vcfSearch struct {
+	pos      *Position
+	a, d     gomoku.Player
+	tt       *VCFTable
+	nodes    int
+	maxNodes int
+	line     []gomoku.Point
+	moves    [maxVCFDepth + 1][64]gomoku.Point
+}
+
+// search reports whether the attacker, to move, wins by fours within depth
+// attacking moves; on success the line is appended.
+func (s *vcfSearch) search(depth int) bool {
+	s.nodes++
+	if s.nodes > s.maxNodes {
+		return false
+	}
+	p := s.pos
+	if f := p.sets[s.a-1][MakesFive].first(); f != gomoku.NoPoint {
+		s.line = append(s.line, f)
+		return true
+	}
+	nd := p.sets[s.d-1][MakesFive].count()
+	if nd >= 2 || depth == 0 {
+		return false
+	}
+	k := p.b.Hash() ^ sideSalt[s.a]
+	if s.tt != nil && s.tt.failed(k, depth) {
+		return false
+	}
+	moves := s.moves[depth][:0]
+	if nd == 1 {
+		if g := p.sets[s.d-1][MakesFive].first(); p.Has(g, MakesFour, s.a) {
+			moves = append(moves, g)
+		}
+	} else {
+		moves = s.order(moves)
+	}
+	for _, m := range moves {
+		if s.try(m, depth) {
+			return true
+		}
+	}
+	if s.tt != nil && s.nodes <= s.maxNodes {
+		s.tt.store(k, depth)
+	}
+	return false
+}
+
+// order lists the attacker's four-making moves, those that win at once
+// (two five-points) first.
+func (s *vcfSearch) order(moves []gomoku.Point) []gomoku.Point {
+	p := s.pos
+	win := p.sets[s.a-1][MakesWin]
+	four := p.sets[s.a-1][MakesFour]
+	for w := range four {
+		win[w] &= four[w]
+		four[w] &^= win[w]
+	}
+	moves = win.appendTo(moves)
+	if len(moves) > 0 {
+		return moves[:1]
+	}
+	for w := range four { // stop at the buffer's capacity
+		for word := four[w]; word != 0 && len(moves) < cap(moves); word &= word - 1 {
+			moves = append(moves, gomoku.Point(w*64+trailing(word)))
+		}
+	}
+	return moves
+}
+
+// try plays attacking move m and the forced reply, and searches on.
+func (s *vcfSearch) try(m gomoku.Point, depth int) bool {
+	p := s.pos
+	if p.Put(m, s.a) != nil {
+		return false
+	}
+	defer p.Undo()
+	fives := &p.sets[s.a-1][MakesFive]
+	n := fives.count()
+	if n == 0 {
+		return false
+	}
+	f := fives.first()
+	if n >= 2 {
+		rest := *fives
+		rest.put(f, false)
+		s.line = append(s.line, m, f, rest.first())
+		return true
+	}
+	if p.Put(f, s.d) != nil {
+		return false
+	}
+	defer p.Undo()
+	if p.b.Winner() == s.d {
+		return false
+	}
+	s.line = append(s.line, m, f)
+	if s.search(depth - 1) {
+		return true
+	}
+	s.line = s.line[:len(s.line)-2]
+	return false
+}
+
+func trailing(w uint64) int { return bits.TrailingZeros64(w) }
