@@ -178,6 +178,16 @@ func translate(stones []Stone, x, y int) []Stone {
 // boardOf builds a board holding stones (board coordinates). ok is false
 // when gomoku refuses the position (both players have five).
 func boardOf(stones []Stone) (*gomoku.Board, bool) {
+	b := gomoku.New(gomoku.Options{Rule: gomoku.Standard})
+	for _, s := range stones {
+		if b.Put(gomoku.Pt(s.X, s.Y), s.P) != nil {
+			return diagramBoard(stones) // a five stops Put; the diagram takes it
+		}
+	}
+	return b, true
+}
+
+func diagramBoard(stones []Stone) (*gomoku.Board, bool) {
 	var d [gomoku.Size * (gomoku.Size + 1)]byte
 	for y := range gomoku.Size {
 		for x := range gomoku.Size {

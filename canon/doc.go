@@ -38,7 +38,8 @@
 // (several symmetries give the key) cells that those symmetries map onto
 // each other are one move, represented by its smallest image, ordered by Y
 // then X; see Position.ToCanon. Position.FromCanon maps a move back onto the
-// board exactly.
+// board exactly: to the cell itself when the position has one symmetry,
+// otherwise to an on-board cell of the move's class.
 //
 // For the empty board there is no box; its frame is the whole board, with
 // all 8 board symmetries preserving it, so the 225 first moves fall into the

@@ -2,7 +2,6 @@ package canon
 
 import (
 	"math/bits"
-	"strings"
 
 	"ocvist/gomoku"
 )
@@ -185,7 +184,7 @@ func (g *grid) scan(s Sym, dst, best []uint16) int {
 		m, mx := lines[o], linesX[o]
 		for m != 0 {
 			var at, c int
-			if op.flipX {
+			if op.flipX { // walk the line's bits downwards
 				at = 15 - bits.LeadingZeros16(m)
 				m &^= 1 << at
 				c = inner - 1 - at
@@ -195,13 +194,11 @@ func (g *grid) scan(s Sym, dst, best []uint16) int {
 				c = at
 			}
 			code := uint16(c<<5 | r<<1 | int(mx>>at&1))
-			if cmp == 0 {
+			if cmp == 0 && code != best[i] {
 				if code > best[i] {
 					return 1
 				}
-				if code < best[i] {
-					cmp = -1
-				}
+				cmp = -1
 			}
 			dst[i] = code
 			i++
@@ -210,17 +207,14 @@ func (g *grid) scan(s Sym, dst, best []uint16) int {
 	return cmp
 }
 
-// keyString formats token codes as a key, allocating once.
+// keyString formats token codes as a key, allocating once (the string).
 func keyString(codes []uint16) string {
-	var sb strings.Builder
-	sb.Grow(5 * len(codes))
-	for _, code := range codes {
-		c, r := code>>5, code>>1&15
-		sb.WriteByte(byte('0' + c/10))
-		sb.WriteByte(byte('0' + c%10))
-		sb.WriteByte(byte('0' + r/10))
-		sb.WriteByte(byte('0' + r%10))
-		sb.WriteByte("ox"[code&1])
+	var buf [tokenLen * gomoku.NumCells]byte
+	for i, code := range codes {
+		c, r, t := code>>5, code>>1&15, buf[tokenLen*i:tokenLen*i+tokenLen]
+		t[0], t[1] = byte('0'+c/10), byte('0'+c%10)
+		t[2], t[3] = byte('0'+r/10), byte('0'+r%10)
+		t[4] = "ox"[code&1]
 	}
-	return sb.String()
+	return string(buf[:tokenLen*len(codes)])
 }

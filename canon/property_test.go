@@ -2,6 +2,7 @@ package canon
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"ocvist/gomoku"
@@ -10,7 +11,7 @@ import (
 // propStats counts what the property test exercised.
 type propStats struct {
 	positions, symmetric, boards, copies, cells, refused int
-	bySyms                                              [NumSyms + 1]int
+	bySyms                                               [NumSyms + 1]int
 }
 
 // TestProperties checks, on seeded random positions with 1 to 80 stones
@@ -136,7 +137,7 @@ func checkPosition(t *testing.T, rng *rand.Rand, stones []Stone, st *propStats) 
 	t.Helper()
 	st.positions++
 	imgs := naiveImages(stones)
-	key := naiveKey(stones)
+	key := slices.Min(imgs[:])
 	if got, err := Key(stones); got != key || err != nil {
 		t.Fatalf("Key = %q, %v; naive %q", got, err, key)
 	}
