@@ -92,7 +92,7 @@ func (e *external) about() string {
 	if e.p.send("ABOUT") != nil {
 		return ""
 	}
-	line, err := e.p.read(time.Now().Add(engineStart), nil)
+	line, err := e.p.read(nil, time.Now().Add(engineStart))
 	if err != nil {
 		return ""
 	}
@@ -107,7 +107,7 @@ func (e *external) ask(cmd, want string) error {
 	if err := e.p.send(cmd); err != nil {
 		return err
 	}
-	line, err := e.p.read(time.Now().Add(engineStart), nil)
+	line, err := e.p.read(nil, time.Now().Add(engineStart))
 	if err != nil {
 		return fmt.Errorf("%s: %w", cmd, err)
 	}
@@ -170,7 +170,7 @@ func (e *external) Move(ctx context.Context, b *gomoku.Board) (gomoku.Point, err
 	if !ok {
 		deadline = time.Now().Add(e.turn)
 	}
-	line, err := e.p.read(deadline.Add(e.grace), ctx.Done())
+	line, err := e.p.read(ctx, deadline.Add(e.grace))
 	if err != nil {
 		e.kill()
 		return gomoku.NoPoint, err
@@ -241,6 +241,7 @@ func startProc(argv []string, log io.Writer) (*proc, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stderr = log // nil discards
 	cmd.WaitDelay = time.Second
+	isolate(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -278,10 +279,16 @@ func (p *proc) send(s string) error {
 }
 
 // read returns the next reply line, skipping empty, MESSAGE and DEBUG
-// lines (logged), by the deadline and before done is closed.
-func (p *proc) read(deadline time.Time, done <-chan struct{}) (string, error) {
+// lines (logged), by the deadline. A cancelled ctx (nil for none) stops the
+// wait; ctx's own deadline does not, as the caller's deadline includes a
+// grace period after it.
+func (p *proc) read(ctx context.Context, deadline time.Time) (string, error) {
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
+	var done <-chan struct{}
+	if ctx != nil {
+		done = ctx.Done()
+	}
 	for {
 		select {
 		case line, ok := <-p.lines:
@@ -305,14 +312,17 @@ func (p *proc) read(deadline time.Time, done <-chan struct{}) (string, error) {
 		case <-timer.C:
 			return "", errors.New("engine did not answer in time")
 		case <-done:
-			return "", context.Canceled
+			if err := ctx.Err(); err != context.DeadlineExceeded {
+				return "", err
+			}
+			done = nil
 		}
 	}
 }
 
 func (p *proc) kill() {
 	p.quitOnce.Do(func() { close(p.quit) })
-	p.cmd.Process.Kill()
+	killTree(p.cmd)
 	select {
 	case <-p.exited:
 	case <-time.After(2 * time.Second):

@@ -1,0 +1,325 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"ocvist/arena"
+	"ocvist/gomoku"
+	"ocvist/patterns"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// playBinary builds this command once per test run.
+func playBinary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "ocvist-play-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "play")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("go build: %v", buildErr)
+	}
+	return binPath
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
+func openings(t testing.TB) []arena.Opening {
+	ops, err := arena.ReadOpeningsFile("../../" + defaultOpenings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ops
+}
+
+// TestEngineMatchesInProcess plays the same match twice, B once in-process
+// and once as "play gomocup" driven through the protocol by the arena's
+// engine client. Agents with the same seed asked the same positions play
+// the same moves, so every game must be identical.
+func TestEngineMatchesInProcess(t *testing.T) {
+	bin := playBinary(t)
+	for _, name := range []string{"random", "patterns"} {
+		t.Run(name, func(t *testing.T) {
+			mk := func(seed uint64) arena.Agent {
+				if name == "random" {
+					return arena.NewRandom(seed)
+				}
+				return arena.NewPatterns(seed, patterns.Config{})
+			}
+			// 19 openings of the set and the bare centre stone, each once per colour:
+			// the engine gets BOARD, and TURN on its empty board.
+			ops := append(openings(t)[:19:19], arena.Opening{Moves: []gomoku.Point{gomoku.Center}})
+			cfg := arena.Config{Games: 40, Openings: ops, Turn: 5 * time.Second}
+			want, err := arena.Match(context.Background(), mk(1), mk(2), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng, err := startExternal(bin+" gomocup -agent "+name+" -seed 2", cfg.Turn, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer eng.Close()
+			if eng.Name() != "engine:Ocvist" {
+				t.Errorf("engine name %q, want engine:Ocvist (from ABOUT)", eng.Name())
+			}
+			got, err := arena.Match(context.Background(), mk(1), eng, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Total != want.Total || got.ABlack != want.ABlack {
+				t.Errorf("engine match %+v %+v, in-process %+v %+v", got.Total, got.ABlack, want.Total, want.ABlack)
+			}
+			for i := range got.Games {
+				g, w := got.Games[i], want.Games[i]
+				if g.Forfeit || !reflect.DeepEqual(g.Moves, w.Moves) || g.Winner != w.Winner {
+					t.Errorf("game %d (opening %d): %s\n engine   %v\n in-proc  %v", i, g.Opening, g.Reason, g.Moves, w.Moves)
+				}
+			}
+		})
+	}
+}
+
+var repoRoot, _ = filepath.Abs("../..")
+
+// runCLI runs the command in the repository root (where the default
+// opening file lives) and returns stdout.
+func runCLI(t *testing.T, args ...string) string {
+	t.Helper()
+	t.Chdir(repoRoot)
+	var out, errb bytes.Buffer
+	if err := Run(context.Background(), args, strings.NewReader(""), &out, &errb); err != nil {
+		t.Fatalf("play %s: %v\nstderr: %s", strings.Join(args, " "), err, errb.String())
+	}
+	return out.String()
+}
+
+func matchJSONOut(t *testing.T, args ...string) matchJSON {
+	t.Helper()
+	var m matchJSON
+	out := runCLI(t, append([]string{"match", "-json"}, args...)...)
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("%v: %q", err, out)
+	}
+	if m.AWins+m.BWins+m.Draws != m.Games || m.ABlack.Games()+m.AWhite.Games() != m.Games {
+		t.Errorf("counts do not add up: %+v", m)
+	}
+	return m
+}
+
+func TestMatchCLIPatternsBeatsRandom(t *testing.T) {
+	m := matchJSONOut(t, "-a", "patterns", "-b", "random", "-games", "200")
+	if m.Games != 200 || m.Score < 0.95 {
+		t.Errorf("patterns scored %.3f over %d games, want at least 0.95", m.Score, m.Games)
+	}
+	if m.Score == 1 && (m.Elo != nil || m.EloLow != nil) {
+		t.Errorf("a perfect score must give null (infinite) Elo, got %v", *m.Elo)
+	}
+}
+
+func TestMatchCLIRandomSymmetry(t *testing.T) {
+	m := matchJSONOut(t, "-a", "random", "-b", "random", "-games", "80", "-seed", "3")
+	// Same agent both sides: the score is near one half (a fixed seed, so
+	// this is a check of the bookkeeping, not a statistical test).
+	if m.Elo == nil || *m.EloLow > 0 || *m.EloHigh < 0 {
+		t.Errorf("random vs random: Elo %v, interval [%v, %v] should contain 0", m.Elo, m.EloLow, m.EloHigh)
+	}
+	if m.Seed != 3 || m.A != "random" || m.Rule != "freestyle" {
+		t.Errorf("metadata %+v", m)
+	}
+}
+
+func TestMatchCLIEngineSameAsInProcess(t *testing.T) {
+	bin := playBinary(t)
+	in := matchJSONOut(t, "-a", "patterns", "-b", "patterns", "-games", "20", "-seed", "5")
+	// B gets seed S+1 = 6.
+	ext := matchJSONOut(t, "-a", "patterns", "-b", "engine:"+bin+" gomocup -agent patterns -seed 6", "-games", "20", "-seed", "5")
+	if in.AWins != ext.AWins || in.BWins != ext.BWins || in.ABlack != ext.ABlack || ext.BForfeit != 0 {
+		t.Errorf("in-process %+v\nengine %+v", in, ext)
+	}
+	if ext.B != "engine:Ocvist" {
+		t.Errorf("engine named %q", ext.B)
+	}
+}
+
+func TestMatchCLISaveAndSummary(t *testing.T) {
+	save := filepath.Join(t.TempDir(), "games.sgf")
+	out := runCLI(t, "match", "-a", "patterns", "-b", "random", "-games", "4", "-save", save)
+	for _, want := range []string{"A = patterns, B = random: 4 games", "all games", "A black", "Elo A-B: +inf", "longest move"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	f, err := os.Open(save)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	games, err := arena.ReadSGF(f)
+	if err != nil || len(games) != 4 {
+		t.Fatalf("saved games: %d, %v", len(games), err)
+	}
+}
+
+func TestMatchCLIErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"match", "-a", "random"}, "-a and -b are required"},
+		{[]string{"match", "-a", "random", "-b", "forest"}, "not available yet"},
+		{[]string{"match", "-a", "random", "-b", "nobody"}, `unknown agent "nobody"`},
+		{[]string{"match", "-a", "random", "-b", "engine:/nonexistent/pbrain"}, "engine"},
+		{[]string{"match", "-a", "random", "-b", "random", "-rule", "renju"}, `unknown rule "renju"`},
+		{[]string{"match", "-a", "random", "-b", "random", "-openings", "/nonexistent"}, "read openings"},
+		{[]string{"match", "-a", "random", "-b", "random", "-games", "0"}, "-games 0"},
+		{[]string{"bogus"}, `unknown subcommand "bogus"`},
+		{[]string{"terminal", "-color", "red"}, `-color "red"`},
+	}
+	t.Chdir(repoRoot)
+	for _, tt := range tests {
+		var out, errb bytes.Buffer
+		err := Run(context.Background(), tt.args, strings.NewReader(""), &out, &errb)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("play %v: error %v, want %q", tt.args, err, tt.want)
+		}
+	}
+}
+
+// fakeEngine writes a shell script engine: it answers START and ABOUT,
+// answers RESTART with UNKNOWN, plays 0,0 to BEGIN, and hangs on TURN.
+func fakeEngine(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "pbrain-fake")
+	script := `#!/bin/sh
+while read -r line; do
+  case "$line" in
+    START*) echo OK ;;
+    ABOUT*) echo 'name="Fake", version="1"' ;;
+    RESTART*) echo "UNKNOWN RESTART" ;;
+    BEGIN*) echo "MESSAGE thinking"; echo "0,0" ;;
+    TURN*) sleep 30 ;;
+    END*) exit 0 ;;
+  esac
+done
+`
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestExternalHangAndRestart(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	e, err := startExternal(fakeEngine(t), 100*time.Millisecond, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if e.Name() != "engine:Fake" {
+		t.Errorf("name %q", e.Name())
+	}
+	b := gomoku.New(gomoku.Options{})
+	move := func() (gomoku.Point, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		return e.Move(ctx, b)
+	}
+	if err := e.NewGame(gomoku.Freestyle); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := move(); err != nil || p != gomoku.Pt(0, 0) {
+		t.Fatalf("BEGIN: %v %v", p, err)
+	}
+	b.Play(gomoku.Pt(0, 0))
+	b.Play(gomoku.Center)
+	e.grace = 100 * time.Millisecond
+	start := time.Now()
+	if _, err := move(); err == nil || !strings.Contains(err.Error(), "did not answer") {
+		t.Fatalf("TURN to a hanging engine: %v", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("gave up after %v, want about turn + grace", d)
+	}
+	if e.p != nil {
+		t.Errorf("the hanging engine was not killed")
+	}
+	// The next game starts a new process (RESTART would be answered UNKNOWN).
+	if err := e.NewGame(gomoku.Freestyle); err != nil {
+		t.Fatal(err)
+	}
+	b = gomoku.New(gomoku.Options{})
+	if p, err := move(); err != nil || p != gomoku.Pt(0, 0) {
+		t.Fatalf("BEGIN after restart: %v %v", p, err)
+	}
+	// RESTART answered UNKNOWN: the client relaunches the engine.
+	old := e.p
+	if err := e.NewGame(gomoku.Freestyle); err != nil {
+		t.Fatal(err)
+	}
+	if e.p == old || e.p == nil {
+		t.Errorf("engine not relaunched after RESTART was answered UNKNOWN")
+	}
+}
+
+// BenchmarkEngineMoveTime measures the longest move of "play gomocup
+// -agent patterns" under INFO timeout_turn 1000 over a whole 80-game match
+// against random, driven through the protocol (the max_move_ms metric).
+// It asserts nothing about the clock; a move over the limit would show as a
+// forfeit, which fails the benchmark.
+func BenchmarkEngineMoveTime(b *testing.B) {
+	bin := playBinary(b)
+	ops := openings(b)
+	for b.Loop() {
+		eng, err := startExternal(bin+" gomocup -agent patterns", time.Second, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := arena.Match(context.Background(), eng, arena.NewRandom(1), arena.Config{Games: 80, Openings: ops, Turn: time.Second})
+		eng.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		fa, _ := forfeits(r)
+		if fa > 0 {
+			b.Fatalf("the engine forfeited %d games", fa)
+		}
+		var moves int
+		for _, g := range r.Games {
+			moves += len(g.Moves) - g.Book
+		}
+		b.ReportMetric(float64(r.MaxTime[0].Microseconds())/1000, "max_move_ms")
+		b.ReportMetric(float64(moves/2), "engine_moves")
+	}
+}
