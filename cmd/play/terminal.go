@@ -194,6 +194,10 @@ func (t *terminal) hint() {
 	}
 	if r, ok := t.agent.(arena.Ranker); ok {
 		ranked := r.Rank(t.board)
+		if len(ranked) > 1 && allEqual(ranked) {
+			t.printf("%s sees %d equal moves (%s): %s\n", t.agent.Name(), len(ranked), ranked[0].Level, listPoints(ranked, 12))
+			return
+		}
 		var s []string
 		for _, m := range ranked[:min(5, len(ranked))] {
 			h := fmt.Sprintf("%v %.2f", m.Point, m.Score)
@@ -218,6 +222,27 @@ func (t *terminal) hint() {
 		s = append(s, "...")
 	}
 	t.printf("%s cannot rank moves; it picks among %d candidates: %s\n", t.agent.Name(), len(cands), strings.Join(s, " "))
+}
+
+func allEqual(s []arena.Scored) bool {
+	for _, m := range s {
+		if m.Score != s[0].Score || m.Level != s[0].Level {
+			return false
+		}
+	}
+	return true
+}
+
+// listPoints names the first n moves, with "..." for the rest.
+func listPoints(s []arena.Scored, n int) string {
+	var out []string
+	for _, m := range s[:min(n, len(s))] {
+		out = append(out, m.Point.String())
+	}
+	if len(s) > n {
+		out = append(out, "...")
+	}
+	return strings.Join(out, " ")
 }
 
 func (t *terminal) announce() {
