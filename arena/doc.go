@@ -1,6 +1,7 @@
-// Package arena measures players against each other: the Agent interface,
-// a Random agent, opening sets, a paired-game Match runner with an Elo
-// estimate, and an SGF writer and reader for the games.
+// Package arena measures players against each other: the Agent interface
+// (and the optional Ranker for hints), the Random and Patterns agents,
+// opening sets, a paired-game Match runner with an Elo estimate, and an SGF
+// writer and reader for the games.
 //
 // Match plays every opening twice with the colours swapped: game 2i gives
 // opening i (mod the set) to A as Black, game 2i+1 the same opening to B as
