@@ -1,0 +1,84 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBadInput: acceptance point 5 of issue 4. Each case gives one error
+// line, a non-zero exit, and leaves existing files byte-identical.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.db")
+	mustTrain(t, "run", "-db", good, "-games", "30", "-workers", "1", "-seed", "1")
+	std := filepath.Join(dir, "std.db")
+	mustTrain(t, "run", "-db", std, "-games", "30", "-workers", "1", "-seed", "1", "-rule", "standard")
+	text := filepath.Join(dir, "notes.txt")
+	os.WriteFile(text, []byte("this is not a database\n"), 0o644)
+	shard := filepath.Join(dir, "shard-cut.db")
+	whole, _ := os.ReadFile(std)
+	os.WriteFile(shard, whole[:len(whole)/2], 0o644)
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // a fragment of the error line
+		code int
+	}{
+		{"NotSQLite", []string{"run", "-db", text, "-games", "5", "-workers", "1"}, "not an Ocvist database", 1},
+		{"OtherRule", []string{"run", "-db", std, "-games", "5", "-workers", "1"}, "rule", 1},
+		{"MergeOtherRule", []string{"merge", "-db", good, std}, "rule", 1},
+		{"MergeTruncated", []string{"merge", "-db", good, shard}, "corrupt", 1},
+		{"MergeText", []string{"merge", "-db", good, text}, "not an Ocvist database", 1},
+		{"DirectoryAsDB", []string{"run", "-db", dir, "-games", "5"}, "is a directory", 2},
+		{"StatsDirectory", []string{"stats", "-db", dir}, "", 1},
+		{"StatsMissing", []string{"stats", "-db", filepath.Join(dir, "none.db")}, "no such file", 1},
+		{"BadWorkers", []string{"run", "-db", good, "-games", "5", "-workers", "0"}, "-workers 0", 2},
+		{"BadRule", []string{"run", "-db", good, "-games", "5", "-rule", "renju"}, "renju", 2},
+		{"NegativeGames", []string{"run", "-db", good, "-games", "-3"}, "-games -3", 2},
+		{"BadRadius", []string{"run", "-db", good, "-games", "5", "-radius", "9"}, "-radius 9", 2},
+		{"UnknownFlag", []string{"run", "-db", good, "-bogus"}, "bogus", 2},
+		{"NotANumber", []string{"run", "-db", good, "-games", "many"}, "many", 2},
+		{"UnknownCommand", []string{"frobnicate"}, "unknown command", 2},
+		{"PruneZero", []string{"prune", "-db", good, "-min", "0"}, "-min 0", 2},
+		{"MergeNothing", []string{"merge", "-db", good}, "at least one", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := map[string][32]byte{}
+			for _, f := range []string{good, std, text, shard} {
+				before[f] = fileHash(t, f)
+			}
+			_, errOut, code := train(t, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d (%s)", code, tc.code, errOut)
+			}
+			lines := strings.Split(strings.TrimRight(errOut, "\n"), "\n")
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], "train: ") || !strings.Contains(lines[0], tc.want) {
+				t.Errorf("stderr %q: want one line starting \"train: \" containing %q", errOut, tc.want)
+			}
+			for f, h := range before {
+				if fileHash(t, f) != h {
+					t.Errorf("%s changed", filepath.Base(f))
+				}
+			}
+		})
+	}
+	if got := stats(t, good).Games; got != 30 {
+		t.Errorf("good database has %d games after the refusals, want 30", got)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	for _, sub := range []string{"run", "merge", "prune", "conclude", "stats", "export"} {
+		_, errOut, code := train(t, sub, "-h")
+		if code != 0 || !strings.Contains(errOut, "Usage: train "+sub) || !strings.Contains(errOut, "-db") {
+			t.Errorf("%s -h: exit %d\n%s", sub, code, errOut)
+		}
+	}
+	out, _, code := train(t, "help")
+	if code != 0 || !strings.Contains(out, "merge") || strings.Contains(out, "worker") {
+		t.Errorf("help: exit %d\n%s", code, out)
+	}
+}

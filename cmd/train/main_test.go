@@ -1,0 +1,334 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"ocvist/store"
+)
+
+// The test binary doubles as the train command (and so as its workers,
+// which re-execute it) when this variable is set.
+const asMain = "OCVIST_TRAIN_TEST_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asMain) == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// train runs the command in a child process and returns its output and
+// exit code.
+func train(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := trainCmd(t, args...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return o.String(), e.String(), ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), 0
+}
+
+func trainCmd(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, args...)
+	cmd.Env = append(os.Environ(), asMain+"=1")
+	return cmd
+}
+
+func mustTrain(t *testing.T, args ...string) string {
+	t.Helper()
+	out, errOut, code := train(t, args...)
+	if code != 0 {
+		t.Fatalf("train %v: exit %d\nstdout: %s\nstderr: %s", args, code, out, errOut)
+	}
+	return out
+}
+
+func stats(t *testing.T, db string) store.Stats {
+	t.Helper()
+	var st store.Stats
+	out := mustTrain(t, "stats", "-db", db, "-json")
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("stats -json: %v\n%s", err, out)
+	}
+	return st
+}
+
+// export reads a database's statistics as a map from "key mx my" to
+// [wsum, games, blacklisted, position games].
+func export(t *testing.T, db string) map[string][4]int64 {
+	t.Helper()
+	rows, err := csv.NewReader(strings.NewReader(mustTrain(t, "export", "-db", db))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string][4]int64{}
+	for _, r := range rows[1:] {
+		var v [4]int64
+		for i := range v {
+			v[i], err = strconv.ParseInt(r[3+i], 10, 64)
+			if err != nil {
+				t.Fatalf("export row %v: %v", r, err)
+			}
+		}
+		m[strings.Join(r[:3], " ")] = v
+	}
+	return m
+}
+
+func TestRunAndStats(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "sub", "t.db")
+	out := mustTrain(t, "run", "-db", db, "-games", "300", "-workers", "2", "-seed", "7", "-shard-games", "40")
+	if !strings.Contains(out, "games this run 300") {
+		t.Errorf("summary: %s", out)
+	}
+	st := stats(t, db)
+	if st.Games != 300 || st.Positions == 0 || st.Moves == 0 || st.Rule != "freestyle" || st.KeyVersion != 1 || st.SchemaVersion < 1 {
+		t.Errorf("stats %+v", st)
+	}
+	if st.BlackWins+st.WhiteWins+st.Draws != st.Games {
+		t.Errorf("results %d+%d+%d != %d games", st.BlackWins, st.WhiteWins, st.Draws, st.Games)
+	}
+	if left, _ := filepath.Glob(db + ".shards/*"); len(left) != 0 {
+		t.Errorf("shards left behind: %v", left)
+	}
+}
+
+// TestMergeConservation: acceptance point 2 of issue 4.
+func TestMergeConservation(t *testing.T) {
+	dir := t.TempDir()
+	a, b, c := filepath.Join(dir, "a.db"), filepath.Join(dir, "b.db"), filepath.Join(dir, "c.db")
+	mustTrain(t, "run", "-db", a, "-games", "200", "-workers", "2", "-seed", "1")
+	mustTrain(t, "run", "-db", b, "-games", "150", "-workers", "1", "-seed", "2")
+	mustTrain(t, "merge", "-db", c, a, b)
+	ea, eb, ec := export(t, a), export(t, b), export(t, c)
+	want := map[string][3]int64{}
+	for _, e := range []map[string][4]int64{ea, eb} {
+		for k, v := range e {
+			w := want[k]
+			want[k] = [3]int64{w[0] + v[0], w[1] + v[1], w[2] | v[2]}
+		}
+	}
+	if len(ec) != len(want) {
+		t.Fatalf("merged has %d rows, sum of sources %d", len(ec), len(want))
+	}
+	for k, w := range want {
+		if g := ec[k]; g[0] != w[0] || g[1] != w[1] || g[2] != w[2] {
+			t.Fatalf("row %s: merged %v, sources sum %v", k, g, w)
+		}
+	}
+	sa, sb, sc := stats(t, a), stats(t, b), stats(t, c)
+	if sc.Games != sa.Games+sb.Games || sc.Games != 350 {
+		t.Errorf("games %d, want %d+%d", sc.Games, sa.Games, sb.Games)
+	}
+	before := fileHash(t, c)
+	out := mustTrain(t, "merge", "-db", c, a)
+	if !strings.Contains(out, "already merged") {
+		t.Errorf("second merge said: %s", out)
+	}
+	if after := export(t, c); len(after) != len(ec) || stats(t, c).Games != sc.Games {
+		t.Error("merging a source again changed the target")
+	} else {
+		for k, v := range ec {
+			if after[k] != v {
+				t.Fatalf("row %s changed on re-merge", k)
+			}
+		}
+	}
+	_ = before
+}
+
+func fileHash(t *testing.T, path string) [32]byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sha256.Sum256(b)
+}
+
+// rootGames checks a database against the invariant that no game is
+// counted twice or half: without openings every game passes through the
+// one-stone position, so its games and its moves' games equal the number
+// of games recorded.
+func rootGames(t *testing.T, db string) int64 {
+	t.Helper()
+	st := stats(t, db)
+	var moves int64
+	for k, v := range export(t, db) {
+		if strings.HasPrefix(k, "0000x ") {
+			moves += v[1]
+			if v[3] != st.Games {
+				t.Errorf("position 0000x has %d games, database %d", v[3], st.Games)
+			}
+		}
+	}
+	if moves != st.Games {
+		t.Errorf("moves from 0000x played %d times, database has %d games", moves, st.Games)
+	}
+	return st.Games
+}
+
+func integrity(t *testing.T, path string) {
+	t.Helper()
+	db, err := store.OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.IntegrityCheck(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startRun starts a long run and waits until it has merged some games.
+func startRun(t *testing.T, db string) *exec.Cmd {
+	t.Helper()
+	cmd := trainCmd(t, "run", "-db", db, "-duration", "2m", "-workers", "2", "-seed", "3",
+		"-shard-games", "25", "-flush-every", "100ms", "-progress", "200ms")
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(errOut.String(), "merged") || mergedGames(errOut.String()) < 50 {
+		if time.Now().After(deadline) {
+			t.Fatalf("run merged nothing in 60 s:\n%s", errOut.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return cmd
+}
+
+// mergedGames reads the last "merged N" figure of the progress lines.
+func mergedGames(log string) int64 {
+	i := strings.LastIndex(log, "(merged ")
+	if i < 0 {
+		return 0
+	}
+	var n int64
+	fmt.Sscanf(log[i:], "(merged %d", &n)
+	return n
+}
+
+// TestSigtermResume: acceptance point 4 of issue 4, SIGTERM.
+func TestSigtermResume(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "s.db")
+	cmd := startRun(t, db)
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("SIGTERM: exit %v", err)
+	}
+	integrity(t, db)
+	first := rootGames(t, db)
+	if first < 50 {
+		t.Fatalf("only %d games before SIGTERM", first)
+	}
+	if left, _ := filepath.Glob(db + ".shards/*"); len(left) != 0 {
+		t.Errorf("SIGTERM left shards: %v", left)
+	}
+	t.Logf("after SIGTERM: %d games", first)
+	mustTrain(t, "run", "-db", db, "-games", "60", "-workers", "2", "-seed", "4")
+	integrity(t, db)
+	if got := rootGames(t, db); got != first+60 {
+		t.Errorf("after resume %d games, want %d+60", got, first)
+	}
+}
+
+// TestKill9Resume: acceptance point 4 of issue 4, kill -9 of the
+// coordinator (its workers publish what they finished and exit) and of a
+// worker (its unpublished games are lost, nothing else).
+func TestKill9Resume(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "k.db")
+	cmd := startRun(t, db)
+	shardDir := db + ".shards"
+	victim := workerPIDs(t, shardDir)
+	if len(victim) != 2 {
+		t.Fatalf("found workers %v", victim)
+	}
+	syscall.Kill(victim[0], syscall.SIGKILL)
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Kill()
+	cmd.Wait()
+	waitGone(t, shardDir)
+	integrity(t, db)
+	// What is stored plus what the surviving worker published is every
+	// finished game; the next run must count each exactly once.
+	before := stats(t, db).Games
+	var published int64
+	shards, _ := store.ListShards(shardDir)
+	for _, p := range shards {
+		s, err := store.OpenReadOnly(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := s.Stats(context.Background())
+		s.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		published += st.Games
+	}
+	t.Logf("after kill -9: %d games stored, %d in %d published shards", before, published, len(shards))
+	out := mustTrain(t, "run", "-db", db, "-games", "40", "-workers", "1", "-seed", "5")
+	integrity(t, db)
+	if got := rootGames(t, db); got != before+published+40 {
+		t.Errorf("after resume %d games, want %d stored + %d in shards + 40 (%s)", got, before, published, out)
+	}
+}
+
+// workerPIDs finds the worker processes writing into shardDir.
+func workerPIDs(t *testing.T, shardDir string) []int {
+	t.Helper()
+	var pids []int
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(b), "\x00")
+		if len(args) > 1 && args[1] == "worker" && strings.Contains(string(b), "\x00"+shardDir+"\x00") {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// waitGone waits until no worker of shardDir is running.
+func waitGone(t *testing.T, shardDir string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for len(workerPIDs(t, shardDir)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("workers still running 30 s after their coordinator died")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

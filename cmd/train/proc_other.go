@@ -1,0 +1,9 @@
+//go:build !linux
+
+package main
+
+import "syscall"
+
+// workerProcAttr: without Pdeathsig, workers notice their parent's death by
+// polling their parent process id.
+func workerProcAttr() *syscall.SysProcAttr { return nil }

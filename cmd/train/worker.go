@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"time"
+
+	"ocvist/selfplay"
+	"ocvist/store"
+)
+
+const workerAbout = `
+Internal: one self-play worker, started by "train run". It plays games,
+aggregates them in memory, and publishes them as shard files in -dir,
+printing "published PATH GAMES" for each and "played N" as it goes. On
+SIGTERM or SIGINT, or when its parent dies, it publishes the games it
+finished and exits 0.`
+
+func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("worker", "[flags]", workerAbout, stderr)
+	var (
+		dbPath, dir, conf string
+		seed              uint64
+		index, games      int
+		deadline          int64
+	)
+	fs.StringVar(&dbPath, "db", "", "main database (read for the blacklist)")
+	fs.StringVar(&dir, "dir", "", "shard directory")
+	fs.StringVar(&conf, "config", "", "game configuration (JSON)")
+	fs.Uint64Var(&seed, "seed", 0, "seed")
+	fs.IntVar(&index, "index", 0, "worker index")
+	fs.IntVar(&games, "games", 0, "games to play (0: until the deadline)")
+	fs.Int64Var(&deadline, "deadline", 0, "stop at this Unix time in nanoseconds (0: none)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	var g gameConfig
+	if err := json.Unmarshal([]byte(conf), &g); err != nil {
+		return usageError{fmt.Sprintf("worker: -config: %v", err)}
+	}
+	if err := g.validate(); err != nil {
+		return usageError{err.Error()}
+	}
+	if dir == "" || (games == 0 && deadline == 0) {
+		return usageError{"worker: needs -dir and -games or -deadline"}
+	}
+	w := &selfplayWorker{cfg: g, dir: dir, index: index, seed: seed, out: stdout}
+	if deadline > 0 {
+		w.deadline = time.Unix(0, deadline)
+	}
+	return w.run(ctx, dbPath, games)
+}
+
+// selfplayWorker is the state of one worker process.
+type selfplayWorker struct {
+	cfg      gameConfig
+	dir      string
+	index    int
+	seed     uint64
+	deadline time.Time
+	out      io.Writer
+	played   int64
+	shards   int
+}
+
+func (w *selfplayWorker) run(ctx context.Context, dbPath string, games int) error {
+	bl := store.Blacklist{}
+	if dbPath != "" {
+		db, err := store.OpenReadOnly(dbPath)
+		if err != nil {
+			return err
+		}
+		bl, err = db.Blacklist(ctx)
+		db.Close()
+		if err != nil {
+			return err
+		}
+	}
+	game, err := newGameConfig(w.cfg)
+	if err != nil {
+		return err
+	}
+	pol, err := newPolicy(w.cfg)
+	if err != nil {
+		return err
+	}
+	sp := selfplay.New(game, pol, bl)
+	rng := rand.New(rand.NewPCG(w.seed, uint64(w.index)))
+	batch := store.NewBatch()
+	lastFlush, lastReport := time.Now(), time.Now()
+	ppid := os.Getppid()
+	for games == 0 || w.played < int64(games) {
+		if ctx.Err() != nil || os.Getppid() != ppid || (!w.deadline.IsZero() && time.Now().After(w.deadline)) {
+			break
+		}
+		if err := batch.Add(sp.Play(rng)); err != nil {
+			return err
+		}
+		w.played++
+		if now := time.Now(); now.Sub(lastReport) >= 250*time.Millisecond {
+			fmt.Fprintf(w.out, "played %d\n", w.played)
+			lastReport = now
+		}
+		if batch.Len() >= w.cfg.ShardGames || time.Since(lastFlush) >= w.cfg.FlushEvery {
+			if err := w.publish(batch); err != nil {
+				return err
+			}
+			lastFlush = time.Now()
+		}
+	}
+	fmt.Fprintf(w.out, "played %d\n", w.played)
+	return w.publish(batch)
+}
+
+// publish writes the batch as a new shard, publishes it and announces it.
+func (w *selfplayWorker) publish(batch *store.Batch) error {
+	if batch.Len() == 0 {
+		return nil
+	}
+	w.shards++
+	sh, err := store.CreateShard(w.dir, storeConfig(w.cfg.Rule), map[string]string{
+		"worker": fmt.Sprint(w.index), "seed": fmt.Sprint(w.seed), "shard_seq": fmt.Sprint(w.shards),
+	})
+	if err != nil {
+		return err
+	}
+	// Writing is never cancelled: a finished game is published even while
+	// the worker is being stopped.
+	if err := sh.Write(context.Background(), batch); err != nil {
+		sh.Discard()
+		return err
+	}
+	path, err := sh.Publish()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w.out, "published %s %d\n", path, batch.Len())
+	batch.Reset()
+	return nil
+}
