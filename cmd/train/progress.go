@@ -9,14 +9,14 @@ import (
 
 // progressState is what one progress line reports.
 type progressState struct {
-	played   int64         // games finished by the workers in this run
-	merged   int64         // of those, merged into the database
-	total    int64         // games in the database
-	positions int64        // positions in the database (refreshed every 10 s)
-	target   int64         // -games, or 0
-	deadline time.Duration // -duration, or 0
-	elapsed  time.Duration
-	dbBytes  int64
+	played    int64         // games finished by the workers in this run
+	merged    int64         // of those, merged into the database
+	total     int64         // games in the database
+	positions int64         // positions in the database (refreshed every 10 s)
+	target    int64         // -games, or 0
+	deadline  time.Duration // -duration, or 0
+	elapsed   time.Duration
+	dbBytes   int64
 }
 
 // progress prints a live line on a terminal (rewritten in place each

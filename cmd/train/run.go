@@ -62,7 +62,7 @@ type job struct {
 	// ten seconds (counting scans the table).
 	positions int64
 	counted   time.Time
-	failed   []string
+	failed    []string
 }
 
 func runJob(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error {
@@ -117,9 +117,9 @@ func (j *job) record(ctx context.Context) (int, error) {
 	n++
 	conf, _ := json.Marshal(j.cfg)
 	err = j.db.SetMeta(ctx, map[string]string{
-		"runs":                     strconv.Itoa(n),
-		fmt.Sprintf("run.%d", n):   string(conf),
-		fmt.Sprintf("run.%d.seed", n): strconv.FormatUint(j.cfg.Seed, 10),
+		"runs":                           strconv.Itoa(n),
+		fmt.Sprintf("run.%d", n):         string(conf),
+		fmt.Sprintf("run.%d.seed", n):    strconv.FormatUint(j.cfg.Seed, 10),
 		fmt.Sprintf("run.%d.started", n): time.Now().UTC().Format(time.RFC3339),
 	})
 	return n, err
