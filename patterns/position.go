@@ -194,38 +194,59 @@ func (p *Position) summarise(q gomoku.Point) {
 	}
 }
 
-// flagsOf derives the Class bits of one side from a cell's four shapes.
+// flagsOf derives the Class bits of one side from a cell's four shapes:
+// the shapes' counts are summed in packed 3-bit fields (see shapeCount)
+// and the sum is looked up in classOf. Hot: guarded by BenchmarkPlayUndo.
 func flagsOf(code *[4][2]Shape, i int) uint8 {
-	var fives, fours, threes int
-	win := false
-	for d := range 4 {
-		switch s := code[d][i]; {
-		case s == Five:
-			fives++
-		case s.IsFour():
-			fours++
-			win = win || s != Four
-		case s.IsThree():
-			threes++
+	return classOf[shapeCount[code[0][i]]+shapeCount[code[1][i]]+shapeCount[code[2][i]]+shapeCount[code[3][i]]]
+}
+
+// Packed counts: fives, fours, threes, and two-five-point lines, 3 bits each.
+const (
+	cntFive  = 1 << 0
+	cntFour  = 1 << 3
+	cntThree = 1 << 6
+	cntWin   = 1 << 9
+)
+
+var (
+	shapeCount [numShapes]uint16
+	classOf    [1 << 12]uint8
+)
+
+func init() {
+	for s := range numShapes {
+		switch sh := Shape(s); {
+		case sh == Five:
+			shapeCount[s] = cntFive
+		case sh == Four:
+			shapeCount[s] = cntFour
+		case sh.IsFour():
+			shapeCount[s] = cntFour + cntWin
+		case sh.IsThree():
+			shapeCount[s] = cntThree
 		}
 	}
-	var f uint8
-	if fives > 0 {
-		f |= 1 << MakesFive
+	for n := range classOf {
+		fives, fours, threes, wins := n&7, n>>3&7, n>>6&7, n>>9&7
+		var f uint8
+		if fives > 0 {
+			f |= 1 << MakesFive
+		}
+		if wins > 0 || fours >= 2 {
+			f |= 1 << MakesWin
+		}
+		if fours > 0 {
+			f |= 1 << MakesFour
+		}
+		if threes > 0 {
+			f |= 1 << MakesThree
+		}
+		if fours >= 1 && threes >= 1 || threes >= 2 {
+			f |= 1 << MakesDouble
+		}
+		classOf[n] = f
 	}
-	if win || fours >= 2 {
-		f |= 1 << MakesWin
-	}
-	if fours > 0 {
-		f |= 1 << MakesFour
-	}
-	if threes > 0 {
-		f |= 1 << MakesThree
-	}
-	if fours >= 1 && threes >= 1 || threes >= 2 {
-		f |= 1 << MakesDouble
-	}
-	return f
 }
 
 // Shape is the shape a stone of side at empty cell q would make along d

@@ -62,8 +62,8 @@ func (t *VCFTable) store(k uint64, depth int) {
 // one), every reply is the forced block, and the line ends in a five. It
 // returns the line (attacking moves and replies alternating, ending with
 // the five), whether one was found within the limits, and the nodes
-// visited; nodes > MaxNodes means the search was cut short and ok=false
-// says nothing. pos is used for the search and restored before return.
+// visited (at most MaxNodes; when the budget ran out ok=false proves
+// nothing, and nodes == MaxNodes). pos is used for the search and restored before return.
 // Guarded by BenchmarkVCF.
 func VCF(pos *Position, side gomoku.Player, lim Limits) (line []gomoku.Point, ok bool, nodes int) {
 	s := vcfSearch{pos: pos, a: side, d: side.Other(), tt: lim.Table,
@@ -92,6 +92,7 @@ type vcfSearch struct {
 	tt       *VCFTable
 	nodes    int
 	maxNodes int
+	cut      bool // the node budget ran out
 	line     []gomoku.Point
 	moves    [maxVCFDepth + 1][64]gomoku.Point
 }
@@ -99,10 +100,11 @@ type vcfSearch struct {
 // search reports whether the attacker, to move, wins by fours within depth
 // attacking moves; on success the line is appended.
 func (s *vcfSearch) search(depth int) bool {
-	s.nodes++
-	if s.nodes > s.maxNodes {
+	if s.nodes >= s.maxNodes {
+		s.cut = true
 		return false
 	}
+	s.nodes++
 	p := s.pos
 	if f := p.sets[s.a-1][MakesFive].first(); f != gomoku.NoPoint {
 		s.line = append(s.line, f)
@@ -129,7 +131,7 @@ func (s *vcfSearch) search(depth int) bool {
 			return true
 		}
 	}
-	if s.tt != nil && s.nodes <= s.maxNodes {
+	if s.tt != nil && !s.cut {
 		s.tt.store(k, depth)
 	}
 	return false

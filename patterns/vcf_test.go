@@ -1,0 +1,176 @@
+package patterns
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"ocvist/gomoku"
+)
+
+// boardFives lists side's five-points by gomoku's own win check (no
+// tables): the independent referee of VCF lines.
+func boardFives(b *gomoku.Board, side gomoku.Player) []gomoku.Point {
+	var fp []gomoku.Point
+	for q := gomoku.Point(0); q < gomoku.NumCells; q++ {
+		if b.At(q) == gomoku.Empty && b.MakesFive(q, side) {
+			fp = append(fp, q)
+		}
+	}
+	return fp
+}
+
+// refereeLine plays a VCF line on a copy of b, checking with gomoku alone
+// that every attacking move leaves the defender no five-point to play and
+// makes a five-point of its own, every reply is a five-point of the
+// attacker, and the last move wins.
+func refereeLine(t *testing.T, b0 *gomoku.Board, side gomoku.Player, line []gomoku.Point) {
+	t.Helper()
+	b := *b0
+	for i, q := range line {
+		if i%2 == 1 {
+			if !b.MakesFive(q, side) {
+				t.Fatalf("reply %d %v is not the attacker's five-point (line %v)", i, q, line)
+			}
+			must(t, b.Put(q, side.Other()))
+			continue
+		}
+		last := i == len(line)-1
+		if !last {
+			if df := boardFives(&b, side.Other()); len(df) > 1 || len(df) == 1 && df[0] != q {
+				t.Fatalf("move %d %v: the defender can make five at %v (line %v)", i, q, df, line)
+			}
+		}
+		must(t, b.Put(q, side))
+		if !last && len(boardFives(&b, side)) == 0 {
+			t.Fatalf("move %d %v makes no four (line %v)", i, q, line)
+		}
+	}
+	if b.Winner() != side {
+		t.Fatalf("line %v does not end in a five\n%s", line, &b)
+	}
+}
+
+// TestVCFLong: acceptance 4 of issue 3, known wins of 8 to 11 attacking
+// moves from real games. The line is refereed move by move with gomoku's
+// win check, and one attacking move fewer is not enough.
+func TestVCFLong(t *testing.T) {
+	for i, tc := range longVCFs {
+		pos := diagram(t, gomoku.Freestyle, tc.board)
+		side := gomoku.Black
+		if tc.side == "white" {
+			side = gomoku.White
+		}
+		if tc.depth < 8 {
+			t.Fatalf("position %d: depth %d < 8", i, tc.depth)
+		}
+		tt := NewVCFTable(16)
+		line, ok, nodes := VCF(pos, side, Limits{MaxDepth: 30, Table: tt})
+		if !ok {
+			t.Errorf("position %d: no VCF found (%d nodes)", i, nodes)
+			continue
+		}
+		if err := pos.Check(); err != nil {
+			t.Fatal(err)
+		}
+		if att := (len(line) + 1) / 2; att < tc.depth {
+			t.Errorf("position %d: a %d-move line beats the known minimum %d", i, att, tc.depth)
+		}
+		refereeLine(t, pos.Board(), side, line)
+		if _, ok, _ := VCF(pos, side, Limits{MaxDepth: tc.depth - 1, MaxNodes: 1 << 22}); ok {
+			t.Errorf("position %d: a win within %d moves", i, tc.depth-1)
+		}
+		if _, ok, _ := VCF(pos, side, Limits{MaxDepth: tc.depth, MaxNodes: 1 << 22}); !ok {
+			t.Errorf("position %d: no win within %d moves", i, tc.depth)
+		}
+	}
+}
+
+// naiveVCF searches every four-making sequence with gomoku alone: the
+// attacker, to move, plays any cell that leaves it a five-point (blocking
+// the defender's five-point if it has one), the defender takes that
+// five-point, to depth attacking moves.
+func naiveVCF(b *gomoku.Board, a gomoku.Player, depth int) bool {
+	if len(boardFives(b, a)) > 0 {
+		return true
+	}
+	df := boardFives(b, a.Other())
+	if len(df) >= 2 || depth == 0 {
+		return false
+	}
+	for m := gomoku.Point(0); m < gomoku.NumCells; m++ {
+		if b.At(m) != gomoku.Empty || len(df) == 1 && m != df[0] {
+			continue
+		}
+		b.Put(m, a)
+		fp := boardFives(b, a)
+		won := len(fp) >= 2
+		if len(fp) == 1 {
+			b.Put(fp[0], a.Other())
+			won = b.Winner() == gomoku.Empty && naiveVCF(b, a, depth-1)
+			b.Undo()
+		}
+		b.Undo()
+		if won {
+			return true
+		}
+	}
+	return false
+}
+
+// TestVCFAgainstExhaustive: acceptance 4, the other way. On positions of
+// random play, VCF within 3 attacking moves exists exactly when the naive
+// search of every four-making sequence finds one; "no VCF" answers are
+// therefore proofs within that depth.
+func TestVCFAgainstExhaustive(t *testing.T) {
+	positions := 400
+	if testing.Short() {
+		positions = 100
+	}
+	rng := rand.New(rand.NewPCG(21, 3))
+	var cand []gomoku.Point
+	wins, none := 0, 0
+	for n := 0; n < positions; {
+		pos := NewPosition(gomoku.Options{Rule: gomoku.Rule(n % 2), Radius: 1})
+		for k := 0; k < 20+rng.IntN(30) && !pos.Board().Over(); k++ {
+			var q gomoku.Point
+			q, cand = randomMove(rng, pos.Board(), cand)
+			must(t, pos.Play(q))
+		}
+		if pos.Board().Over() {
+			continue
+		}
+		n++
+		side := pos.Board().ToMove()
+		line, ok, _ := VCF(pos, side, Limits{MaxDepth: 3})
+		b := *pos.Board()
+		want := naiveVCF(&b, side, 3)
+		if ok != want {
+			t.Fatalf("VCF says %v, exhaustive search says %v, for %v\n%s", ok, want, side, pos.Board())
+		}
+		if ok {
+			wins++
+			refereeLine(t, pos.Board(), side, line)
+		} else {
+			none++
+		}
+	}
+	t.Logf("%d positions with a VCF, %d proved without", wins, none)
+	if wins < positions/20 || none < positions/20 {
+		t.Errorf("unbalanced sample: %d wins, %d none", wins, none)
+	}
+}
+
+// TestVCFNodeBound: the search stops at its node budget.
+func TestVCFNodeBound(t *testing.T) {
+	pos := diagram(t, gomoku.Freestyle, longVCFs[0].board)
+	side := gomoku.White
+	for _, max := range []int{1, 5, 20} {
+		_, ok, nodes := VCF(pos, side, Limits{MaxNodes: max})
+		if ok || nodes != max {
+			t.Errorf("MaxNodes %d: ok=%v after %d nodes", max, ok, nodes)
+		}
+	}
+	if err := pos.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
