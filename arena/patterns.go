@@ -57,6 +57,17 @@ func (a *Patterns) Move(_ context.Context, b *gomoku.Board) (gomoku.Point, error
 // defence", ...). It consumes no random numbers.
 func (a *Patterns) Rank(b *gomoku.Board) []Scored {
 	res := a.filter(b)
+	level := levelText(res)
+	out := make([]Scored, len(res.Moves))
+	for i, p := range res.Moves {
+		out[i] = Scored{Point: p, Score: 1 / float64(len(res.Moves)), Level: level}
+	}
+	return out
+}
+
+// levelText names the filter level behind a result, with "attack" or
+// "defence" for the forcing levels ("force attack", "trivial defence").
+func levelText(res patterns.Result) string {
 	level := res.Level.String()
 	if res.Level != patterns.Opening && res.Level != patterns.Radius {
 		if res.Attack {
@@ -65,9 +76,5 @@ func (a *Patterns) Rank(b *gomoku.Board) []Scored {
 			level += " defence"
 		}
 	}
-	out := make([]Scored, len(res.Moves))
-	for i, p := range res.Moves {
-		out[i] = Scored{Point: p, Score: 1 / float64(len(res.Moves)), Level: level}
-	}
-	return out
+	return level
 }

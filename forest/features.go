@@ -1,0 +1,154 @@
+package forest
+
+import (
+	"slices"
+
+	"ocvist/gomoku"
+	"ocvist/patterns"
+)
+
+// The features of a move. This table is the one place that documents them;
+// Features computes them in this order. "Mover" is the side to move, who
+// plays the move; "opponent" the other side. Shapes are patterns.Shape codes
+// (0 none … 9 overline), an ordinal scale.
+//
+// The canonical key of a position records no move order, and training rows
+// come from keys (DB.ScanMoves), so no feature may depend on the history:
+// where one would want "distance to the last moves", the features give the
+// distance to the nearest stone of each side and the threats on the board
+// (which is what the last moves made). Distance to the edge is measured on
+// the board the game is in; for training rows the position is placed with
+// its box centred on the board (Placement), as it is in most real games.
+var FeatureNames = [NumFeatures]string{
+	"mover_shape_1", // the mover's shapes through the cell, strongest first (4 columns)
+	"mover_shape_2",
+	"mover_shape_3",
+	"mover_shape_4",
+	"block_shape_1", // the opponent's shapes through the cell, i.e. what the move blocks, strongest first
+	"block_shape_2",
+	"block_shape_3",
+	"block_shape_4",
+	"mover_fours",       // directions in which the move makes a four of any kind (or five)
+	"mover_threes",      // directions in which it makes an open or broken three
+	"block_fours",       // directions in which it takes an opponent's four-point
+	"block_threes",      // directions in which it takes an opponent's three-point
+	"filter_level",      // patterns.Level that produced the candidates
+	"filter_attack",     // 1 if the candidates are the mover's threats, 0 if defence
+	"candidates",        // number of candidates the filter left
+	"own_near1",         // mover's stones within Chebyshev distance 1
+	"opp_near1",         // opponent's stones within 1
+	"own_near2",         // mover's stones within 2
+	"opp_near2",         // opponent's stones within 2
+	"own_near3",         // mover's stones within 3
+	"opp_near3",         // opponent's stones within 3
+	"edge_distance",     // cells to the nearest edge (0 on the edge)
+	"own_distance",      // Chebyshev distance to the nearest own stone (15 if none)
+	"opp_distance",      // Chebyshev distance to the nearest opponent stone (15 if none)
+	"stones",            // stones on the board (game phase)
+	"mover_black",       // 1 if the mover is Black
+	"mover_four_points", // cells where the mover could make a four
+	"opp_four_points",   // cells where the opponent could make a four
+	"mover_three_points",
+	"opp_three_points",
+}
+
+// NumFeatures is the number of feature columns.
+const NumFeatures = 30
+
+// Features writes the features of move q (an empty cell) for the side to
+// move on pos into dst, which must have NumFeatures elements. f is the
+// filter's result for this position and side (its Level, Attack and the
+// number of Moves are features). It allocates nothing. Guarded by
+// BenchmarkFeatures.
+func Features(dst []float64, pos *patterns.Position, f *patterns.Result, q gomoku.Point) {
+	b := pos.Board()
+	me := b.ToMove()
+	opp := me.Other()
+	sm, so := pos.Summary(q, me), pos.Summary(q, opp)
+	own, their := sm.Shapes, so.Shapes
+	slices.SortFunc(own[:], descending)
+	slices.SortFunc(their[:], descending)
+	for i := range 4 {
+		dst[i] = float64(own[i])
+		dst[4+i] = float64(their[i])
+	}
+	dst[8] = float64(sm.Fours + sm.Fives)
+	dst[9] = float64(sm.Threes)
+	dst[10] = float64(so.Fours + so.Fives)
+	dst[11] = float64(so.Threes)
+	dst[12] = float64(f.Level)
+	dst[13] = b2f(f.Attack)
+	dst[14] = float64(len(f.Moves))
+	var near [4][2]int // by distance 1..3 (index 1..3), own and opponent
+	ownDist, oppDist := 15, 15
+	x, y := q.X(), q.Y()
+	for dy := -3; dy <= 3; dy++ {
+		for dx := -3; dx <= 3; dx++ {
+			p := gomoku.Pt(x+dx, y+dy)
+			if p == gomoku.NoPoint || b.At(p) == gomoku.Empty {
+				continue
+			}
+			d := max(abs(dx), abs(dy))
+			if b.At(p) == me {
+				near[d][0]++
+				ownDist = min(ownDist, d)
+			} else {
+				near[d][1]++
+				oppDist = min(oppDist, d)
+			}
+		}
+	}
+	if ownDist == 15 || oppDist == 15 {
+		od, pd := nearest(b, q, me)
+		ownDist, oppDist = min(ownDist, od), min(oppDist, pd)
+	}
+	for d, k := 1, 15; d <= 3; d, k = d+1, k+2 {
+		dst[k] = float64(near[d][0])
+		dst[k+1] = float64(near[d][1])
+	}
+	// Cumulative counts: within 2 includes within 1, within 3 includes both.
+	dst[17] += dst[15]
+	dst[18] += dst[16]
+	dst[19] += dst[17]
+	dst[20] += dst[18]
+	dst[21] = float64(min(x, y, gomoku.Size-1-x, gomoku.Size-1-y))
+	dst[22] = float64(ownDist)
+	dst[23] = float64(oppDist)
+	dst[24] = float64(b.Stones())
+	dst[25] = b2f(me == gomoku.Black)
+	dst[26] = float64(pos.Count(patterns.MakesFour, me))
+	dst[27] = float64(pos.Count(patterns.MakesFour, opp))
+	dst[28] = float64(pos.Count(patterns.MakesThree, me))
+	dst[29] = float64(pos.Count(patterns.MakesThree, opp))
+}
+
+// nearest scans the whole board for the nearest stone of me and of the
+// other side (used only when none is within 3 cells).
+func nearest(b *gomoku.Board, q gomoku.Point, me gomoku.Player) (own, opp int) {
+	own, opp = 15, 15
+	for _, p := range b.History() {
+		d := max(abs(p.X()-q.X()), abs(p.Y()-q.Y()))
+		if b.At(p) == me {
+			own = min(own, d)
+		} else {
+			opp = min(opp, d)
+		}
+	}
+	return own, opp
+}
+
+func descending(a, b patterns.Shape) int { return int(b) - int(a) }
+
+func b2f(v bool) float64 {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
