@@ -38,7 +38,7 @@ func TestAUCMatchesSlowTwin(t *testing.T) {
 		weights := make([]float64, n)
 		for i := range n {
 			labels[i] = i%2 == 0 || rng.IntN(3) == 0
-			scores[i] = float64(rng.IntN(1+trial)) // many ties when trial is small
+			scores[i] = float64(rng.IntN(1 + trial)) // many ties when trial is small
 			if labels[i] {
 				scores[i] += float64(rng.IntN(3))
 			}

@@ -94,14 +94,14 @@ func (m *Model) appendPayload(b []byte) []byte {
 		b = le.AppendUint32(b, uint32(r))
 	}
 	b = le.AppendUint32(b, uint32(len(m.nodes)))
-	for _, nd := range m.nodes {
-		b = le.AppendUint32(b, uint32(nd.feature))
+	for i := range m.nodes {
+		b = le.AppendUint32(b, uint32(m.fileNode(i).feature))
 	}
-	for _, nd := range m.nodes {
-		b = le.AppendUint64(b, math.Float64bits(nd.thr))
+	for i := range m.nodes {
+		b = le.AppendUint64(b, math.Float64bits(m.fileNode(i).thr))
 	}
-	for _, nd := range m.nodes {
-		b = le.AppendUint32(b, uint32(nd.child))
+	for i := range m.nodes {
+		b = le.AppendUint32(b, uint32(m.fileNode(i).child))
 	}
 	b = le.AppendUint32(b, uint32(len(m.leaves)/m.nClasses))
 	for _, p := range m.leaves {
@@ -197,7 +197,11 @@ func decodePayload(p []byte) (*Model, error) {
 	if len(d.buf) != 0 {
 		return nil, fmt.Errorf("%d trailing bytes", len(d.buf))
 	}
-	return m, m.check()
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	m.prepare()
+	return m, nil
 }
 
 // check verifies what Predict relies on, so a loaded model cannot index out

@@ -86,7 +86,7 @@ func TestLoadErrors(t *testing.T) {
 		// when the checksum is right.
 		_, m := smallModel(t)
 		for i := range m.nodes {
-			if m.nodes[i].feature >= 0 {
+			if m.leafOf[i] < 0 {
 				m.nodes[i].child = int32(i)
 				break
 			}

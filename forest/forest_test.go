@@ -198,6 +198,40 @@ func TestPredictSumsToOne(t *testing.T) {
 	}
 }
 
+// TestPredictMatchesPlainWalk checks the lockstep, branch-free walk of
+// PredictInto against walking one tree at a time, on rows with NaNs and
+// infinities, for forests whose size is and is not a multiple of lanes.
+func TestPredictMatchesPlainWalk(t *testing.T) {
+	X, labels := synth(6, 4000, 6)
+	rng := rand.New(rand.NewPCG(6, 6))
+	for _, trees := range []int{1, lanes, 2*lanes + 3} {
+		cfg := smallConfig()
+		cfg.Trees = trees
+		m := mustFit(t, X, labels, nil, cfg)
+		x := make([]float64, 6)
+		for i := range 2000 {
+			for f := range x {
+				switch rng.IntN(20) {
+				case 0:
+					x[f] = math.NaN()
+				case 1:
+					x[f] = math.Inf(1 - 2*rng.IntN(2))
+				default:
+					x[f] = X.At(rng.IntN(4000), f) // hits thresholds exactly
+				}
+			}
+			var want float64
+			for _, r := range m.roots {
+				want += float64(m.leaves[int(m.leaf(r, x))*2+1])
+			}
+			want /= float64(trees)
+			if got := m.PredictClass1(x); got != want {
+				t.Fatalf("%d trees, row %d %v: PredictClass1 %v, plain walk %v", trees, i, x, got, want)
+			}
+		}
+	}
+}
+
 func TestFitCancel(t *testing.T) {
 	X, labels := synth(4, 2000, 6)
 	ctx, cancel := context.WithCancel(context.Background())
