@@ -12,10 +12,10 @@ type Model struct {
 	names     []string
 	nFeatures int
 	nClasses  int
-	roots     []int32 // per tree: index of its root in nodes
-	nodes     []node  // walking form, see prepare
-	leafOf    []int32 // per node: its leaf index, or -1 for an inner node
-	depth     int     // the deepest leaf's depth
+	roots     []int32   // per tree: index of its root in nodes
+	nodes     []node    // walking form, see prepare
+	leafOf    []int32   // per node: its leaf index, or -1 for an inner node
+	depth     int       // the deepest leaf's depth
 	leaves    []float32 // nClasses probabilities per leaf
 }
 
