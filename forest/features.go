@@ -16,9 +16,10 @@ import (
 // come from keys (DB.ScanMoves), so no feature may depend on the history:
 // where one would want "distance to the last moves", the features give the
 // distance to the nearest stone of each side and the threats on the board
-// (which is what the last moves made). Distance to the edge is measured on
-// the board the game is in; for training rows the position is placed with
-// its box centred on the board (Placement), as it is in most real games.
+// (which is what the last moves made). Distance to the edge and the number
+// of candidates (radius candidates stop at the edge) are measured on the
+// board the game is in; for training rows the position is placed with its
+// box centred on the board (Placement), as it is in most real games.
 var FeatureNames = [NumFeatures]string{
 	"mover_shape_1", // the mover's shapes through the cell, strongest first (4 columns)
 	"mover_shape_2",

@@ -1,9 +1,10 @@
 package main
 
 import (
-	"fmt"
+	"math/rand/v2"
 
 	"ocvist/arena"
+	"ocvist/forest"
 	"ocvist/gomoku"
 	"ocvist/selfplay"
 )
@@ -33,5 +34,22 @@ func newPolicy(g gameConfig) (selfplay.Policy, error) {
 	if g.Model == "" {
 		return selfplay.Uniform{}, nil
 	}
-	return nil, fmt.Errorf("-model: the forest policy is not wired yet")
+	m, err := loadModel(g.Model)
+	if err != nil {
+		return nil, err
+	}
+	cfg := forest.DefaultPolicyConfig
+	cfg.Temperature = g.Temperature
+	pol, err := forest.NewPolicy(m, cfg, nil)
+	if err != nil {
+		return nil, err
+	}
+	return forestPolicy{pol}, nil
+}
+
+// forestPolicy samples self-play moves from the forest's scores.
+type forestPolicy struct{ p *forest.Policy }
+
+func (f forestPolicy) Choose(t *selfplay.Turn, rng *rand.Rand) gomoku.Point {
+	return t.Moves[f.p.Sample(f.p.Scores(t.Pos, t.Filter, &t.Canon, t.Moves), rng)]
 }

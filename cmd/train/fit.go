@@ -1,0 +1,234 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"ocvist/forest"
+	"ocvist/gomoku"
+	"ocvist/store"
+)
+
+const fitAbout = `
+Fit the random-forest move policy on a database's statistics and save it.
+
+Training rows are the (position, move) pairs with at least -min-games games;
+each gives a "mover won" sample weighted by its wins and a "mover lost"
+sample weighted by its losses. A seeded -holdout fraction of the positions
+is kept out of training; the held-out AUC is printed next to the best single
+feature's AUC as a baseline. The model file is written atomically; the same
+database, flags and -seed give a byte-identical file.`
+
+// fitConfig configures a fit: which rows, how to split, the forest.
+type fitConfig struct {
+	MinGames int64         `json:"min_games"`
+	Holdout  float64       `json:"holdout"`
+	Forest   forest.Config `json:"forest"`
+}
+
+func defaultFitConfig() fitConfig {
+	fc := forest.DefaultConfig()
+	fc.Trees, fc.MaxDepth, fc.MinLeaf = 48, 12, 20
+	fc.FeatureNames = forest.FeatureNames[:]
+	return fitConfig{MinGames: 2, Holdout: 0.1, Forest: fc}
+}
+
+func (c *fitConfig) register(fs *flag.FlagSet) {
+	fs.Int64Var(&c.MinGames, "min-games", c.MinGames, "use (position, move) rows with at least this many games")
+	fs.Float64Var(&c.Holdout, "holdout", c.Holdout, "fraction of positions held out for the AUC (0 to 0.9)")
+	fs.Int64Var(&c.Forest.Seed, "fit-seed", c.Forest.Seed, "seed of the forest and of the hold-out split")
+	fs.IntVar(&c.Forest.Trees, "trees", c.Forest.Trees, "trees in the forest")
+	fs.IntVar(&c.Forest.MaxDepth, "depth", c.Forest.MaxDepth, "maximum tree depth")
+	fs.IntVar(&c.Forest.MinLeaf, "min-leaf", c.Forest.MinLeaf, "least samples in a leaf")
+	fs.IntVar(&c.Forest.Workers, "fit-workers", c.Forest.Workers, "goroutines fitting trees (0: all cores)")
+}
+
+func (c fitConfig) validate() error {
+	if c.MinGames < 1 {
+		return fmt.Errorf("-min-games %d must be at least 1", c.MinGames)
+	}
+	if c.Holdout < 0 || c.Holdout > 0.9 {
+		return fmt.Errorf("-holdout %v out of range 0..0.9", c.Holdout)
+	}
+	return c.Forest.Validate()
+}
+
+// fitResult is what a fit measured.
+type fitResult struct {
+	Model        string  `json:"model"`
+	TrainSamples int     `json:"train_samples"`
+	TestSamples  int     `json:"test_samples"`
+	Rows         int     `json:"rows"` // (position, move) rows used
+	FitSeconds   float64 `json:"fit_seconds"`
+	AUC          float64 `json:"auc"`
+	Baseline     string  `json:"baseline_feature"`
+	BaselineAUC  float64 `json:"baseline_auc"`
+	Bytes        int64   `json:"model_bytes"`
+}
+
+func fitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fc := defaultFitConfig()
+	fs := newFlags("fit", "-db FILE -model FILE [flags]", fitAbout, stderr)
+	dbPath := fs.String("db", defaultDB, "database `file` to learn from")
+	model := fs.String("model", "data/model.ocf", "model `file` to write")
+	asJSON := fs.Bool("json", false, "print the result as one JSON object")
+	fc.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	if err := fc.validate(); err != nil {
+		return usageError{err.Error()}
+	}
+	if fi, err := os.Stat(*model); err == nil && fi.IsDir() {
+		return usageError{fmt.Sprintf("-model %s is a directory", *model)}
+	}
+	db, err := openReadOnlyDB(*dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	res, err := fitModel(ctx, db, fc, *model)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(res)
+	}
+	fmt.Fprintf(stdout, "fit %s from %s: %d rows, %d training and %d held-out samples, %.1f s\n",
+		res.Model, *dbPath, res.Rows, res.TrainSamples, res.TestSamples, res.FitSeconds)
+	fmt.Fprintf(stdout, "held-out AUC %.4f (best single feature, %s: %.4f); model %s\n",
+		res.AUC, res.Baseline, res.BaselineAUC, humanBytes(res.Bytes))
+	return nil
+}
+
+// fitModel builds the datasets from db, fits, evaluates on the held-out
+// positions and writes the model to path atomically.
+func fitModel(ctx context.Context, db *store.DB, fc fitConfig, path string) (fitResult, error) {
+	rule, err := gomoku.ParseRule(db.Config().Rule)
+	if err != nil {
+		return fitResult{}, err
+	}
+	rows := 0
+	scan := func(minGames int64, fn func(store.MoveStat) error) error {
+		return db.ScanMoves(ctx, minGames, func(m store.MoveStat) error { rows++; return fn(m) })
+	}
+	train, test, err := forest.BuildDatasets(ctx, scan, forest.DatasetConfig{
+		Rule: rule, Radius: 2, MinGames: fc.MinGames, Holdout: fc.Holdout, Seed: uint64(fc.Forest.Seed),
+	})
+	if err != nil {
+		return fitResult{}, err
+	}
+	if train.Len() == 0 {
+		return fitResult{}, fmt.Errorf("fit: no (position, move) rows with at least %d games in %s", fc.MinGames, db.Path())
+	}
+	start := time.Now()
+	m, err := forest.Fit(ctx, train.X, train.Labels, train.Weights, fc.Forest)
+	if err != nil {
+		return fitResult{}, err
+	}
+	res := fitResult{Model: path, Rows: rows, TrainSamples: train.Len(), TestSamples: test.Len(),
+		FitSeconds: time.Since(start).Seconds(), AUC: math.NaN(), BaselineAUC: math.NaN()}
+	if test.Len() > 0 {
+		res.AUC = evaluate(m, test)
+		res.Baseline, res.BaselineAUC = bestFeature(test)
+	}
+	if res.Bytes, err = saveModel(m, path); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// evaluate is the model's AUC on a dataset.
+func evaluate(m *forest.Model, d *forest.Dataset) float64 {
+	scores := make([]float64, d.Len())
+	labels := make([]bool, d.Len())
+	row := make([]float64, forest.NumFeatures)
+	for i := range scores {
+		mat := d.X.RawRowView(i)
+		copy(row, mat)
+		scores[i] = m.PredictClass1(row)
+		labels[i] = d.Labels[i] == 1
+	}
+	return forest.AUC(scores, labels, d.Weights)
+}
+
+// bestFeature is the one-feature baseline: the feature whose raw value
+// (or its negation) ranks the held-out samples best, and that AUC.
+func bestFeature(d *forest.Dataset) (string, float64) {
+	labels := make([]bool, d.Len())
+	for i := range labels {
+		labels[i] = d.Labels[i] == 1
+	}
+	best, name := math.NaN(), ""
+	col := make([]float64, d.Len())
+	for f := range forest.NumFeatures {
+		for i := range col {
+			col[i] = d.X.At(i, f)
+		}
+		auc := forest.AUC(col, labels, d.Weights)
+		if auc < 0.5 {
+			auc = 1 - auc
+		}
+		if !(auc <= best) {
+			best, name = auc, forest.FeatureNames[f]
+		}
+	}
+	return name, best
+}
+
+// saveModel writes m to path through a temporary file and a rename, so a
+// crash never leaves a half-written model under the real name.
+func saveModel(m *forest.Model, path string) (int64, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return 0, err
+		}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".model-*.tmp")
+	if err != nil {
+		return 0, err
+	}
+	defer os.Remove(tmp.Name())
+	err = m.Save(tmp)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("save model %s: %w", path, err)
+	}
+	fi, err := os.Stat(tmp.Name())
+	if err != nil {
+		return 0, err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return 0, fmt.Errorf("save model %s: %w", path, err)
+	}
+	return fi.Size(), nil
+}
+
+// loadModel reads a model file.
+func loadModel(path string) (*forest.Model, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	defer f.Close()
+	m, err := forest.Load(f)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", path, err)
+	}
+	return m, nil
+}
