@@ -140,9 +140,9 @@ func TestFeaturesSymmetric(t *testing.T) {
 
 func TestPlacement(t *testing.T) {
 	for _, tc := range []struct {
-		w, h, mx, my   int
-		ox, oy         int
-		ok             bool
+		w, h, mx, my int
+		ox, oy       int
+		ok           bool
 	}{
 		{1, 1, -1, -1, 7, 7, true},
 		{3, 2, 4, 0, 6, 6, true},
