@@ -70,9 +70,9 @@ func (s *cellSet) first() gomoku.Point {
 
 // Position is a board together with, for every empty cell, direction and
 // side, the Shape a stone there would make, kept up to date by Play, Put
-// and Undo (only the cells on the four lines within gomoku.WindowRadius of
-// the changed stone are looked up again). It also keeps, per side, the
-// sets of cells of each Class.
+// and Undo (only the empty cells on the four lines within
+// gomoku.WindowRadius of the changed stone are looked up again). It also
+// keeps, per side, the sets of cells of each Class.
 //
 // A Position is a plain value: copying it gives an independent position.
 // It is not safe for concurrent mutation; independent positions may be used
@@ -80,9 +80,42 @@ func (s *cellSet) first() gomoku.Point {
 type Position struct {
 	b     gomoku.Board
 	tab   *table
+	lines [2][4][numLines]uint32       // per side-1, direction, line: a bit per stone (see lineIndex)
 	code  [gomoku.NumCells][4][2]Shape // shape per cell, direction, side-1; None on stones
+	cnt   [gomoku.NumCells][2]uint16   // per cell, side-1: sum of shapeCount over the directions
 	flags [gomoku.NumCells][2]uint8    // bit per Class, per side-1
 	sets  [2][numClasses]cellSet
+}
+
+// Lines as bit words, laid out as gomoku lays out its own (which it does
+// not export): the cell at index i along a line (gomoku.LineCells order)
+// is bit i+radius, so the window of that cell is word>>i, and bits that
+// are not cells of the line are set in lineWall.
+const numLines = 2*gomoku.Size - 1
+
+var (
+	lineIndex [4][gomoku.NumCells]uint8 // line of a cell per direction
+	linePos   [4][gomoku.NumCells]uint8 // index of a cell along that line
+	lineWall  [4][numLines]uint32       // non-cell bits of each line
+	lineStep  [4]int                    // point delta of one step along each direction
+)
+
+func init() {
+	for d := range gomoku.Dirs {
+		dx, dy := gomoku.Dir(d).Step()
+		lineStep[d] = dx + dy*gomoku.Size
+		first := map[gomoku.Point]uint8{}
+		for q := gomoku.Point(0); q < gomoku.NumCells; q++ {
+			line, i := gomoku.LineCells(q, gomoku.Dir(d))
+			l, ok := first[line[0]]
+			if !ok {
+				l = uint8(len(first))
+				first[line[0]] = l
+				lineWall[d][l] = ^uint32((1<<len(line) - 1) << radius)
+			}
+			lineIndex[d][q], linePos[d][q] = l, uint8(i)
+		}
+	}
 }
 
 // NewPosition returns an empty position; it panics on invalid options, as
@@ -104,15 +137,21 @@ func FromBoard(b *gomoku.Board) *Position {
 func (p *Position) Reset(b *gomoku.Board) {
 	p.b = *b
 	p.tab = &tables[b.Rule()]
+	p.lines = [2][4][numLines]uint32{}
 	p.code = [gomoku.NumCells][4][2]Shape{}
+	p.cnt = [gomoku.NumCells][2]uint16{}
 	p.flags = [gomoku.NumCells][2]uint8{}
 	p.sets = [2][numClasses]cellSet{}
 	for q := gomoku.Point(0); q < gomoku.NumCells; q++ {
+		if c := p.b.At(q); c != gomoku.Empty {
+			p.flip(q, c)
+		}
+	}
+	for q := gomoku.Point(0); q < gomoku.NumCells; q++ {
 		if p.b.At(q) == gomoku.Empty {
 			for d := range gomoku.Dirs {
-				p.lookup(q, gomoku.Dir(d))
+				p.lookup(q, d)
 			}
-			p.summarise(q)
 		}
 	}
 }
@@ -133,8 +172,11 @@ func (p *Position) Put(q gomoku.Point, c gomoku.Player) error {
 	if err := p.b.Put(q, c); err != nil {
 		return err
 	}
+	p.flip(q, c)
 	p.code[q] = [4][2]Shape{}
-	p.summarise(q)
+	p.cnt[q] = [2]uint16{}
+	p.setFlags(q, 0, 0)
+	p.setFlags(q, 1, 0)
 	p.update(q)
 	return nil
 }
@@ -145,61 +187,83 @@ func (p *Position) Undo() (gomoku.Point, error) {
 	if err != nil {
 		return q, err
 	}
-	for d := range gomoku.Dirs {
-		p.lookup(q, gomoku.Dir(d))
+	c := gomoku.Black
+	if p.lines[1][0][lineIndex[0][q]]>>(linePos[0][q]+radius)&1 != 0 {
+		c = gomoku.White
 	}
-	p.summarise(q)
-	p.update(q)
+	p.flip(q, c)
+	p.update(q) // q is empty again, so it is looked up too
 	return q, nil
 }
 
+// flip toggles a stone of c at q in the line words.
+func (p *Position) flip(q gomoku.Point, c gomoku.Player) {
+	for d := range 4 {
+		p.lines[c-1][d][lineIndex[d][q]] ^= 1 << (linePos[d][q] + radius)
+	}
+}
+
 // update looks up again the empty cells on the lines through q within the
-// window radius. Hot: guarded by BenchmarkPlayUndo.
+// window radius (q included when empty): a stone changes, on each of its
+// lines, only the windows along that line. Both sides' keys come from the
+// same three words. Hot: guarded by BenchmarkPlayUndo.
 func (p *Position) update(q gomoku.Point) {
-	for d := range gomoku.Dirs {
-		line, i := gomoku.LineCells(q, gomoku.Dir(d))
-		lo, hi := max(0, i-radius), min(len(line)-1, i+radius)
-		for _, r := range line[lo : hi+1] {
-			if r != q && p.b.At(r) == gomoku.Empty && p.lookup(r, gomoku.Dir(d)) {
-				p.summarise(r)
-			}
+	for d := range 4 {
+		l, s := lineIndex[d][q], uint32(linePos[d][q])
+		bl, wh, wall := p.lines[0][d][l], p.lines[1][d][l], lineWall[d][l]
+		empty := ^(bl | wh | wall) >> s & windowMask
+		for ; empty != 0; empty &= empty - 1 {
+			e := uint32(bits.TrailingZeros32(empty))
+			r := gomoku.Point(int(q) + (int(e)-radius)*lineStep[d])
+			sh := s + e - radius
+			p.set(r, d, bl>>sh&windowMask, wh>>sh&windowMask, wall>>sh&windowMask)
 		}
 	}
 }
 
-// lookup sets the shapes of empty cell q in direction d and reports a change.
-func (p *Position) lookup(q gomoku.Point, d gomoku.Dir) bool {
-	ob, bb := p.b.Window(q, d, gomoku.Black)
-	ow, bw := p.b.Window(q, d, gomoku.White)
-	s := [2]Shape{p.tab.shape[key(ob, bb)], p.tab.shape[key(ow, bw)]}
-	if s == p.code[q][d] {
-		return false
-	}
-	p.code[q][d] = s
-	return true
+const windowMask = 1<<gomoku.WindowBits - 1
+
+// lookup sets the shapes of empty cell q in direction d from the line words.
+func (p *Position) lookup(q gomoku.Point, d int) {
+	l, s := lineIndex[d][q], linePos[d][q]
+	p.set(q, d, p.lines[0][d][l]>>s&windowMask, p.lines[1][d][l]>>s&windowMask, lineWall[d][l]>>s&windowMask)
 }
 
-// summarise recomputes the class flags of q for both sides.
-func (p *Position) summarise(q gomoku.Point) {
-	for i := range 2 {
-		f := flagsOf(&p.code[q], i)
-		if old := p.flags[q][i]; f != old {
-			p.flags[q][i] = f
-			for c := range numClasses {
-				if (f^old)>>c&1 != 0 {
-					p.sets[i][c].put(q, f>>c&1 != 0)
-				}
-			}
-		}
+// set sets the shapes of empty cell q in direction d from its window
+// (black, white and wall bits) and updates its counts, flags and sets.
+func (p *Position) set(q gomoku.Point, d int, bl, wh, wall uint32) {
+	tb, tw, tx := tern[bl], tern[wh], tern[wall]
+	sb := p.tab.shape[tb+2*(tw+tx)]
+	sw := p.tab.shape[tw+2*(tb+tx)]
+	code := &p.code[q][d]
+	if ob := code[0]; sb != ob {
+		code[0] = sb
+		p.cnt[q][0] += shapeCount[sb] - shapeCount[ob]
+		p.setFlags(q, 0, classOf[p.cnt[q][0]])
+	}
+	if ow := code[1]; sw != ow {
+		code[1] = sw
+		p.cnt[q][1] += shapeCount[sw] - shapeCount[ow]
+		p.setFlags(q, 1, classOf[p.cnt[q][1]])
 	}
 }
 
-// flagsOf derives the Class bits of one side from a cell's four shapes:
-// the shapes' counts are summed in packed 3-bit fields (see shapeCount)
-// and the sum is looked up in classOf. Hot: guarded by BenchmarkPlayUndo.
-func flagsOf(code *[4][2]Shape, i int) uint8 {
-	return classOf[shapeCount[code[0][i]]+shapeCount[code[1][i]]+shapeCount[code[2][i]]+shapeCount[code[3][i]]]
+// setFlags sets the class flags of q for side i+1 and its class sets.
+func (p *Position) setFlags(q gomoku.Point, i int, f uint8) {
+	old := p.flags[q][i]
+	if f == old {
+		return
+	}
+	p.flags[q][i] = f
+	for ch := f ^ old; ch != 0; ch &= ch - 1 {
+		c := bits.TrailingZeros8(ch)
+		p.sets[i][c].put(q, f>>c&1 != 0)
+	}
 }
+
+// A cell's Class bits for one side come from its four shapes: the shapes'
+// counts (shapeCount) are summed in packed 3-bit fields, kept per cell in
+// Position.cnt as the shapes change, and the sum is looked up in classOf.
 
 // Packed counts: fives, fours, threes, and two-five-point lines, 3 bits each.
 const (
@@ -333,9 +397,15 @@ func (p *Position) Check() error {
 		if r.code[q] != p.code[q] {
 			return fmt.Errorf("patterns: shapes of %v are %v, rebuilt %v", q, p.code[q], r.code[q])
 		}
+		if r.cnt[q] != p.cnt[q] {
+			return fmt.Errorf("patterns: shape counts of %v are %v, rebuilt %v", q, p.cnt[q], r.cnt[q])
+		}
 		if r.flags[q] != p.flags[q] {
 			return fmt.Errorf("patterns: classes of %v are %v, rebuilt %v", q, p.flags[q], r.flags[q])
 		}
+	}
+	if r.lines != p.lines {
+		return fmt.Errorf("patterns: line words differ from rebuilt")
 	}
 	if r.sets != p.sets {
 		return fmt.Errorf("patterns: class sets differ from rebuilt")
