@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -230,6 +231,29 @@ func TestPredictMatchesPlainWalk(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestConcurrentPredict has goroutines share one Model (run with -race).
+func TestConcurrentPredict(t *testing.T) {
+	X, labels := synth(8, 2000, 5)
+	m := mustFit(t, X, labels, nil, smallConfig())
+	want := make([]float64, 100)
+	for i := range want {
+		want[i] = m.PredictClass1(X.RawRowView(i))
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			out := make([]float64, 2)
+			for i := range want {
+				m.PredictInto(X.RawRowView(i), out)
+				if out[1] != want[i] {
+					t.Errorf("row %d: concurrent P(1) %v, want %v", i, out[1], want[i])
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func TestFitCancel(t *testing.T) {
