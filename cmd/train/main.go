@@ -59,6 +59,7 @@ func commands() []command {
 		{name: "conclude", summary: "blacklist moves whose statistics are clearly bad", run: concludeCmd},
 		{name: "stats", summary: "print a database's counts (text or -json)", run: statsCmd},
 		{name: "fit", summary: "fit the forest policy on a database and save the model", run: fitCmd},
+		{name: "report", summary: "draw the learning curve of the generations (PNG or SVG)", run: reportCmd},
 		{name: "export", summary: "write all move statistics as CSV", run: exportCmd},
 		{name: "worker", summary: "internal: one self-play worker process", run: workerCmd, hidden: true},
 	}

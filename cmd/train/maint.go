@@ -162,15 +162,51 @@ func statsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	gens, err := db.Generations(ctx)
+	if err != nil {
+		return err
+	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		return enc.Encode(st)
+		return json.NewEncoder(stdout).Encode(struct {
+			store.Stats
+			GenerationList []generationJSON `json:"generation_list"`
+		}{st, generationsJSON(gens)})
 	}
 	fmt.Fprintf(stdout, "database        %s\nrule            %s\nkey version     %d\nschema version  %d\n",
 		*dbPath, st.Rule, st.KeyVersion, st.SchemaVersion)
 	fmt.Fprintf(stdout, "games           %d (black %d, white %d, draws %d)\npositions       %d\nmoves           %d\nblacklisted     %d\nmerged shards   %d\nsize            %s\n",
 		st.Games, st.BlackWins, st.WhiteWins, st.Draws, st.Positions, st.Moves, st.Blacklisted, st.MergedShards, humanBytes(st.FileBytes))
+	if len(gens) > 0 {
+		fmt.Fprintf(stdout, "\n%4s %10s %9s %8s %7s  %-22s %s\n", "gen", "games", "rows", "fit s", "AUC", "gate score [95%]", "model")
+		for _, g := range gens {
+			fmt.Fprintf(stdout, "%4d %10d %9d %8.1f %7.4f  %.3f [%.3f, %.3f]   %s\n",
+				g.Gen, g.Games, g.Rows, g.FitSeconds, g.AUC, g.Score, g.ScoreLow, g.ScoreHigh, g.Model)
+		}
+	}
 	return nil
+}
+
+// generationJSON is a generation as "stats -json" prints it.
+type generationJSON struct {
+	Gen        int     `json:"gen"`
+	Games      int64   `json:"games"`
+	Rows       int64   `json:"rows"`
+	FitSeconds float64 `json:"fit_seconds"`
+	AUC        float64 `json:"auc"`
+	Score      float64 `json:"score"`
+	ScoreLow   float64 `json:"score_low"`
+	ScoreHigh  float64 `json:"score_high"`
+	Model      string  `json:"model"`
+	Seed       int64   `json:"seed"`
+	Created    string  `json:"created"`
+}
+
+func generationsJSON(gens []store.Generation) []generationJSON {
+	out := make([]generationJSON, len(gens))
+	for i, g := range gens {
+		out[i] = generationJSON(g)
+	}
+	return out
 }
 
 const exportAbout = `Write every (position, move) statistic as CSV, sorted by key and move:

@@ -26,12 +26,22 @@ and publishes them as its own shard file every -shard-games games or
 same database to continue: shards left by an interrupted run are merged once
 (a ledger makes merging idempotent), and half-written ones are discarded.
 Ctrl-C or SIGTERM stops the workers, merges everything they finished and
-exits 0; prune and conclude run only when a run completes.`
+exits 0; prune and conclude run only when a run completes.
+
+With -generations G it runs the learning loop G times: self-play with the
+current policy (-games or -duration per generation), merge, prune,
+conclude, fit a forest on the whole database, play a gate match of the new
+model against the previous policy, and record the generation (see "train
+stats"). A model that scores under 50% is recorded but not used.`
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := defaultRunConfig()
+	fc, gate := defaultFitConfig(), defaultGateConfig()
 	fs := newFlags("run", "[flags]", runAbout, stderr)
 	cfg.register(fs)
+	gens := fs.Int("generations", 0, "learning-loop generations: self-play, fit, gate match, record (0: self-play only)")
+	fc.register(fs)
+	gate.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -44,7 +54,19 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if !flagSet(fs, "seed") {
 		cfg.Seed = uint64(time.Now().UnixNano())
 	}
-	return runJob(ctx, cfg, stdout, stderr)
+	if *gens < 0 {
+		return usageError{fmt.Sprintf("-generations %d is negative", *gens)}
+	}
+	if *gens == 0 {
+		return runJob(ctx, cfg, stdout, stderr)
+	}
+	if err := fc.validate(); err != nil {
+		return usageError{err.Error()}
+	}
+	if err := gate.validate(); err != nil {
+		return usageError{err.Error()}
+	}
+	return runGenerations(ctx, cfg, *gens, fc, gate, stdout, stderr)
 }
 
 // job is one "train run" in progress: the coordinator's state.
@@ -66,6 +88,14 @@ type job struct {
 }
 
 func runJob(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error {
+	// Read the openings and the model here, so that a bad file is one
+	// error line before anything starts, not a failure in every worker.
+	if _, err := newGameConfig(cfg.Game); err != nil {
+		return err
+	}
+	if _, err := newPolicy(cfg.Game); err != nil {
+		return err
+	}
 	if dir := filepath.Dir(cfg.DB); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("create %s: %w", dir, err)

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const testOpenings = "../../data/openings/piskvork-15.txt"
+
+// TestFitReproducible: acceptance point 1 of issue 5 at the command level —
+// the same database and seed give byte-identical model files; a corrupt
+// or foreign model file is refused with one clear line.
+func TestFitReproducible(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "f.db")
+	mustTrain(t, "run", "-db", db, "-games", "400", "-workers", "2", "-seed", "11")
+	a, b := filepath.Join(dir, "a.ocf"), filepath.Join(dir, "b.ocf")
+	var res fitResult
+	out := mustTrain(t, "fit", "-db", db, "-model", a, "-fit-seed", "5", "-trees", "8", "-json")
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("fit -json: %v: %s", err, out)
+	}
+	if res.Rows == 0 || res.TrainSamples == 0 || res.TestSamples == 0 || !(res.AUC > 0) || res.Bytes == 0 {
+		t.Errorf("fit result %+v", res)
+	}
+	mustTrain(t, "fit", "-db", db, "-model", b, "-fit-seed", "5", "-trees", "8", "-fit-workers", "1")
+	ba, _ := os.ReadFile(a)
+	bb, _ := os.ReadFile(b)
+	if !bytes.Equal(ba, bb) {
+		t.Error("two fits with the same seed gave different model files")
+	}
+	mustTrain(t, "fit", "-db", db, "-model", b, "-fit-seed", "6", "-trees", "8")
+	if bb, _ = os.ReadFile(b); bytes.Equal(ba, bb) {
+		t.Error("another seed gave the same model file")
+	}
+	// A model can drive self-play.
+	mustTrain(t, "run", "-db", filepath.Join(dir, "g1.db"), "-games", "20", "-workers", "1", "-model", a, "-seed", "1")
+	bad := filepath.Join(dir, "bad.ocf")
+	os.WriteFile(bad, ba[:len(ba)/2], 0o644)
+	other := filepath.Join(dir, "other.ocf")
+	v := bytes.Clone(ba)
+	v[8]++ // the format version follows the 8-byte magic
+	os.WriteFile(other, v, 0o644)
+	for m, want := range map[string]string{bad: "truncated", other: "format version", db: "not a forest model"} {
+		_, errOut, code := train(t, "run", "-db", filepath.Join(dir, "g2.db"), "-games", "5", "-workers", "1", "-model", m)
+		if code == 0 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, want) {
+			t.Errorf("-model %s: exit %d, stderr %q, want one line with %q", filepath.Base(m), code, errOut, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "g2.db")); err == nil {
+		t.Error("a refused run created its database")
+	}
+}
+
+// TestGenerations runs a small learning loop: every generation is
+// recorded with its games, rows, fit time, AUC and gate score, and the
+// report draws them.
+func TestGenerations(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "l.db")
+	args := []string{"run", "-db", db, "-games", "300", "-workers", "2", "-seed", "21", "-generations", "2",
+		"-gate-games", "8", "-gate-openings", testOpenings, "-trees", "8"}
+	out := mustTrain(t, args...)
+	if strings.Count(out, "\ngeneration ") != 2 { // each after its self-play summary line
+		t.Errorf("output:\n%s", out)
+	}
+	var st struct {
+		Games int64 `json:"games"`
+		Gens  []struct {
+			Gen                   int
+			Games, Rows           int64
+			AUC, Score, Low, High float64
+			FitSeconds            float64 `json:"fit_seconds"`
+			Model                 string
+		} `json:"generation_list"`
+	}
+	raw := mustTrain(t, "stats", "-db", db, "-json")
+	if err := json.Unmarshal([]byte(raw), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Games != 600 || len(st.Gens) != 2 {
+		t.Fatalf("stats after 2 generations: %s", raw)
+	}
+	for i, g := range st.Gens {
+		if g.Gen != i+1 || g.Rows == 0 || !(g.AUC > 0) || g.Score < 0 || g.Score > 1 || g.Model == "" {
+			t.Errorf("generation %+v", g)
+		}
+		if _, err := os.Stat(g.Model); err != nil {
+			t.Errorf("model of generation %d: %v", g.Gen, err)
+		}
+	}
+	// Resuming continues the numbering.
+	mustTrain(t, append(args[:len(args):len(args)], "-generations", "1")...)
+	if raw = mustTrain(t, "stats", "-db", db, "-json"); !strings.Contains(raw, `"gen":3`) {
+		t.Errorf("third generation missing: %s", raw)
+	}
+	png := filepath.Join(dir, "curve.png")
+	mustTrain(t, "report", "-db", db, "-o", png)
+	if b, err := os.ReadFile(png); err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+		t.Errorf("report did not write a PNG: %v", err)
+	}
+	if _, errOut, code := train(t, "report", "-db", db, "-o", filepath.Join(dir, "c.gif")); code != 2 || !strings.Contains(errOut, ".png or .svg") {
+		t.Errorf("report to .gif: exit %d %s", code, errOut)
+	}
+}
