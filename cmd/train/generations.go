@@ -180,4 +180,3 @@ func nanToZero(v float64) float64 {
 	}
 	return v
 }
-
