@@ -204,14 +204,15 @@ func (p *Position) flip(q gomoku.Point, c gomoku.Player) {
 }
 
 // update looks up again the empty cells on the lines through q within the
-// window radius (q included when empty): a stone changes, on each of its
-// lines, only the windows along that line. Both sides' keys come from the
+// window radius (q included when empty) whose shapes can depend on q (see
+// table.reach): a stone changes, on each of its lines, only the windows
+// along that line. Both sides' keys come from the
 // same three words. Hot: guarded by BenchmarkPlayUndo.
 func (p *Position) update(q gomoku.Point) {
 	for d := range 4 {
 		l, s := lineIndex[d][q], uint32(linePos[d][q])
 		bl, wh, wall := p.lines[0][d][l], p.lines[1][d][l], lineWall[d][l]
-		empty := ^(bl | wh | wall) >> s & windowMask
+		empty := ^(bl | wh | wall) >> s & p.tab.reach
 		for ; empty != 0; empty &= empty - 1 {
 			e := uint32(bits.TrailingZeros32(empty))
 			r := gomoku.Point(int(q) + (int(e)-radius)*lineStep[d])

@@ -80,6 +80,7 @@ type table struct {
 	shape [numKeys]Shape
 	gain  [numKeys]uint16
 	def   [numKeys]uint16
+	reach uint32 // window bits whose cell, seen from the centre, can change the centre's shape (the centre included)
 }
 
 var tables [2]table
@@ -103,7 +104,32 @@ func init() {
 		for k := range numKeys {
 			b.build(uint16(k))
 		}
+		tables[r].reach = reach(&tables[r])
 	}
+}
+
+// reach finds the window cells a shape depends on: bit i is set unless
+// every key's shape is the same whatever cell i holds. Under Freestyle the
+// cells at distance 5 never matter (a long line is a five too), so a stone
+// needs not update the cells 5 away from it. The mask is symmetric in
+// practice; it is mirrored anyway, as update reads it from the stone's side.
+func reach(t *table) uint32 {
+	dep := centre
+	w := 1
+	for j := range 10 {
+		bit := uint32(1) << j
+		if j >= radius {
+			bit <<= 1
+		}
+		for k := range numKeys {
+			if d := k / w % 3; d != 0 && t.shape[k] != t.shape[k-d*w] {
+				dep |= bit
+				break
+			}
+		}
+		w *= 3
+	}
+	return bits.Reverse32(dep) >> (32 - gomoku.WindowBits)
 }
 
 // decode returns the window masks of key k, the centre counted as own.
