@@ -63,19 +63,22 @@ func TestBinEdgesKeepSmallDomains(t *testing.T) {
 	}
 }
 
+func weightOf(ts *trainSet, r int32) float64 { return ts.weights[r] }
+
 // slowGain is the textbook weighted Gini decrease W·G(parent) − WL·G(L) −
 // WR·G(R), G = 1 − Σ p², recomputed from the rows.
 func slowGain(ts *trainSet, b *builder, f, bin, minLeaf int) (gain float64, ok bool) {
 	k := ts.k
 	l, r := make([]float64, k), make([]float64, k)
 	var lc, rc int
-	for _, row := range b.rows {
-		if int(ts.bins[f*ts.n+int(row)]) <= bin {
-			l[ts.labels[row]] += b.w[row]
-			lc += int(b.mult[row])
+	for _, ir := range b.rows {
+		w := float64(b.mult[ir.r]) * weightOf(ts, ir.r)
+		if int(ts.bins[f*ts.n+int(ir.r)]) <= bin {
+			l[ts.labels[ir.r]] += w
+			lc += int(b.mult[ir.r])
 		} else {
-			r[ts.labels[row]] += b.w[row]
-			rc += int(b.mult[row])
+			r[ts.labels[ir.r]] += w
+			rc += int(b.mult[ir.r])
 		}
 	}
 	if lc < minLeaf || rc < minLeaf {
@@ -134,9 +137,9 @@ func TestScanMatchesSlowTwin(t *testing.T) {
 	b.bootstrap()
 	tot := make([]float64, ts.k)
 	var cnt uint64
-	for _, r := range b.rows {
-		tot[ts.labels[r]] += b.w[r]
-		cnt += uint64(b.mult[r])
+	for _, ir := range b.rows {
+		tot[ts.labels[ir.r]] += float64(b.mult[ir.r]) * weightOf(ts, ir.r)
+		cnt += uint64(b.mult[ir.r])
 	}
 	for f := range p {
 		nb := len(ts.edges[f]) + 1

@@ -32,6 +32,19 @@ type tree struct {
 	probs []float32
 }
 
+// inRow is an in-bag row with what the histograms need, so that the hot
+// loop streams through rows and touches only one bin column at random.
+type inRow struct {
+	w  float64 // multiplicity × sample weight
+	r  int32   // row index
+	ml uint32  // multiplicity<<8 | label
+}
+
+const maxMult = 1<<24 - 1 // multiplicities saturate here (never in practice)
+
+func (ir inRow) label() int   { return int(ir.ml & 0xff) }
+func (ir inRow) mult() uint64 { return uint64(ir.ml >> 8) }
+
 // builder grows trees one at a time; each worker owns one, so its scratch
 // space is reused without locking.
 type builder struct {
@@ -42,10 +55,9 @@ type builder struct {
 	rng  *rand.Rand
 	err  error
 
-	mult    []uint32  // per row: bootstrap multiplicity
-	w       []float64 // per row: multiplicity × sample weight
-	rows    []int32   // in-bag rows; a node owns rows[lo:hi]
-	scratch []int32
+	mult    []uint32 // per row: bootstrap multiplicity (zero between trees)
+	rows    []inRow  // in-bag rows, ascending; a node owns rows[lo:hi]
+	scratch []inRow
 	hist    []float64 // per bin and class: weight
 	hcnt    []uint64  // per bin: multiplicity
 	perm    []int     // feature order, shuffled in place
@@ -61,7 +73,6 @@ func newBuilder(ctx context.Context, ts *trainSet, cfg Config) *builder {
 		cfg:  cfg,
 		mtry: cfg.featuresPerSplit(ts.p),
 		mult: make([]uint32, ts.n),
-		w:    make([]float64, ts.n),
 		hist: make([]float64, cfg.Bins*ts.k),
 		hcnt: make([]uint64, cfg.Bins),
 		perm: make([]int, ts.p),
@@ -92,14 +103,14 @@ func (b *builder) build(t int) (tree, error) {
 	k := b.ts.k
 	tot := make([]float64, k)
 	var cnt uint64
-	for _, r := range b.rows {
-		tot[b.ts.labels[r]] += b.w[r]
-		cnt += uint64(b.mult[r])
+	for _, ir := range b.rows {
+		tot[ir.label()] += ir.w
+		cnt += ir.mult()
 	}
 	b.newNodes(1)
 	b.grow(0, 0, len(b.rows), 0, tot, cnt)
-	for _, r := range b.rows { // leave mult and w zero for the next tree
-		b.mult[r], b.w[r] = 0, 0
+	for _, ir := range b.rows { // leave mult zero for the next tree
+		b.mult[ir.r] = 0
 	}
 	if b.err != nil {
 		return tree{}, b.err
@@ -113,13 +124,18 @@ func (b *builder) bootstrap() {
 	act := b.ts.active
 	m := max(1, int(b.cfg.SampleFraction*float64(len(act))+0.5))
 	for range m {
-		b.mult[act[b.rng.IntN(len(act))]]++
+		if r := act[b.rng.IntN(len(act))]; b.mult[r] < maxMult {
+			b.mult[r]++
+		}
 	}
 	b.rows = b.rows[:0]
 	for _, r := range act {
-		if b.mult[r] > 0 {
-			b.rows = append(b.rows, r)
-			b.w[r] = float64(b.mult[r]) * b.ts.weight(r)
+		if mu := b.mult[r]; mu > 0 {
+			b.rows = append(b.rows, inRow{
+				w:  float64(mu) * b.ts.weight(r),
+				r:  r,
+				ml: mu<<8 | uint32(b.ts.labels[r]),
+			})
 		}
 	}
 }
@@ -243,11 +259,10 @@ func (b *builder) histogram(f, nb, lo, hi int) {
 	clear(h)
 	clear(hc)
 	col := b.ts.bins[f*b.ts.n : (f+1)*b.ts.n]
-	labels, w, mult := b.ts.labels, b.w, b.mult
-	for _, r := range b.rows[lo:hi] {
-		bin := int(col[r])
-		h[bin*k+int(labels[r])] += w[r]
-		hc[bin] += uint64(mult[r])
+	for _, ir := range b.rows[lo:hi] {
+		bin := int(col[ir.r])
+		h[bin*k+ir.label()] += ir.w
+		hc[bin] += ir.mult()
 	}
 }
 
@@ -307,12 +322,12 @@ func (b *builder) partition(lo, hi, f, bin int) int {
 	col := b.ts.bins[f*b.ts.n : (f+1)*b.ts.n]
 	s := b.scratch[:0]
 	i := lo
-	for _, r := range b.rows[lo:hi] {
-		if int(col[r]) <= bin {
-			b.rows[i] = r
+	for _, ir := range b.rows[lo:hi] {
+		if int(col[ir.r]) <= bin {
+			b.rows[i] = ir
 			i++
 		} else {
-			s = append(s, r)
+			s = append(s, ir)
 		}
 	}
 	copy(b.rows[i:hi], s)
