@@ -2,6 +2,7 @@ package forest
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -200,7 +201,7 @@ func TestBuildDatasets(t *testing.T) {
 		// so edge distance is the only feature that may differ.
 		row := make([]float64, NumFeatures)
 		Features(row, pos, &res, q)
-		want[k] = ref{row, float64(games+wsum) / 2, float64(games-wsum) / 2}
+		want[k] = ref{row, float64(games+wsum) / 2 / float64(games), float64(games-wsum) / 2 / float64(games)}
 		stats = append(stats, store.MoveStat{Key: c.Key, Move: store.Move{X: m.X, Y: m.Y}, WSum: wsum, Games: games})
 	}
 	slices.SortFunc(stats, func(a, b store.MoveStat) int {
@@ -239,7 +240,7 @@ func TestBuildDatasets(t *testing.T) {
 		wantTotal += r.wins + r.losses
 		wantWins += r.wins
 	}
-	if total != wantTotal || wins != wantWins {
+	if math.Abs(total-wantTotal) > 1e-9 || math.Abs(wins-wantWins) > 1e-9 || math.Abs(total-float64(len(want))) > 1e-9 {
 		t.Errorf("weights: total %v wins %v, want %v and %v", total, wins, wantTotal, wantWins)
 	}
 	inTrain := map[uint64]bool{}

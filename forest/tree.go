@@ -177,7 +177,7 @@ func (b *builder) grow(node int32, lo, hi, depth int, tot []float64, cnt uint64)
 	b.out.child[node] = c
 	right := make([]float64, len(tot))
 	for i := range tot {
-		right[i] = tot[i] - s.left[i]
+		right[i] = max(0, tot[i]-s.left[i]) // weights subtracted may leave -1e-16
 	}
 	b.grow(c, lo, mid, depth+1, s.left, s.leftCnt)
 	b.grow(c+1, mid, hi, depth+1, right, cnt-s.leftCnt)
@@ -195,8 +195,9 @@ func pure(tot []float64) bool {
 
 func (b *builder) leaf(node int32, tot []float64) {
 	var sum float64
-	for _, v := range tot {
-		sum += v
+	for i, v := range tot {
+		tot[i] = max(0, v)
+		sum += tot[i]
 	}
 	b.out.feat[node] = -1
 	b.out.child[node] = int32(len(b.out.probs) / len(tot))

@@ -43,7 +43,7 @@ func newAgent(spec string, env agentEnv) (arena.Agent, error) {
 		}
 		return arena.NewPatterns(env.seed, patterns.Config{}), nil
 	case "forest":
-		return nil, fmt.Errorf("agent %q: %w (package forest has not landed)", spec, errNotYet)
+		return newForestAgent(arg, env)
 	case "engine":
 		if strings.TrimSpace(arg) == "" {
 			return nil, fmt.Errorf("agent %q: want engine:COMMAND", spec)
@@ -52,3 +52,19 @@ func newAgent(spec string, env agentEnv) (arena.Agent, error) {
 	}
 	return nil, fmt.Errorf("unknown agent %q (want %s)", spec, agentHelp)
 }
+
+// newForestAgent loads the learned policy from the model file path, or
+// the shipped model when path is empty. It plays its best move.
+func newForestAgent(path string, env agentEnv) (arena.Agent, error) {
+	if path == "" {
+		path = defaultModel
+	}
+	a, err := arena.LoadForest(path, "forest", 0, env.seed)
+	if err != nil {
+		return nil, fmt.Errorf("agent forest: %w", err)
+	}
+	return a, nil
+}
+
+// defaultModel is the shipped forest model.
+const defaultModel = "data/model.ocf"
