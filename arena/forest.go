@@ -2,9 +2,7 @@ package arena
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 
 	"ocvist/canon"
@@ -42,14 +40,9 @@ func NewForest(m *forest.Model, name string, temperature float64, seed uint64) (
 
 // LoadForest reads a model file and returns a Forest agent over it.
 func LoadForest(path, name string, temperature float64, seed uint64) (*Forest, error) {
-	f, err := os.Open(path)
+	m, err := forest.LoadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("forest model: %w", err)
-	}
-	defer f.Close()
-	m, err := forest.Load(f)
-	if err != nil {
-		return nil, fmt.Errorf("forest model %s: %w", path, err)
+		return nil, err
 	}
 	return NewForest(m, name, temperature, seed)
 }

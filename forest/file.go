@@ -1,12 +1,14 @@
 package forest
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"math"
+	"os"
 )
 
 // The model file, version 1. All integers and floats are little-endian.
@@ -309,4 +311,18 @@ func (d *decoder) limit(n uint64, size int) int {
 		return 0
 	}
 	return int(n)
+}
+
+// LoadFile reads a model file (see Load); errors name the file.
+func LoadFile(path string) (*Model, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("forest: %w", err)
+	}
+	defer f.Close()
+	m, err := Load(bufio.NewReader(f))
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", path, err)
+	}
+	return m, nil
 }

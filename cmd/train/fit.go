@@ -218,17 +218,3 @@ func saveModel(m *forest.Model, path string) (int64, error) {
 	}
 	return fi.Size(), nil
 }
-
-// loadModel reads a model file.
-func loadModel(path string) (*forest.Model, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("model: %w", err)
-	}
-	defer f.Close()
-	m, err := forest.Load(f)
-	if err != nil {
-		return nil, fmt.Errorf("model %s: %w", path, err)
-	}
-	return m, nil
-}

@@ -227,27 +227,23 @@ func exportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer db.Close()
-	if *out == "-" {
-		bw := bufio.NewWriter(stdout)
-		if err := db.Export(ctx, bw); err != nil {
+	w, closeOut := stdout, func() error { return nil }
+	if *out != "-" {
+		f, err := os.Create(*out)
+		if err != nil {
 			return err
 		}
-		return bw.Flush()
+		w, closeOut = f, f.Close
 	}
-	f, err := os.Create(*out)
-	if err != nil {
-		return err
+	bw := bufio.NewWriter(w)
+	err = db.Export(ctx, bw)
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
 	}
-	bw := bufio.NewWriter(f)
-	if err := db.Export(ctx, bw); err != nil {
-		f.Close()
-		return err
+	if cerr := closeOut(); err == nil {
+		err = cerr
 	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return err
 }
 
 // openExistingDB opens a database that must exist (never creating one).

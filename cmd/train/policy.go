@@ -34,7 +34,7 @@ func newPolicy(g gameConfig) (selfplay.Policy, error) {
 	if g.Model == "" {
 		return selfplay.Uniform{}, nil
 	}
-	m, err := loadModel(g.Model)
+	m, err := forest.LoadFile(g.Model)
 	if err != nil {
 		return nil, err
 	}
