@@ -1,23 +1,22 @@
 package main
 
 import (
-	"errors"
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
 	"ocvist/arena"
+	"ocvist/data"
+	"ocvist/forest"
 	"ocvist/patterns"
 )
 
 // defaultAgent is the opponent of play terminal and the engine of play
-// gomocup when -agent is not given. Switch it to "patterns" and then to
-// "forest" as those agents land.
-const defaultAgent = "patterns"
+// gomocup when -agent is not given: the shipped forest policy.
+const defaultAgent = "forest"
 
-// errNotYet reports an agent whose package has not landed yet.
-var errNotYet = errors.New("not available yet")
 
 // agentEnv is what an agent may need besides its name.
 type agentEnv struct {
@@ -54,17 +53,20 @@ func newAgent(spec string, env agentEnv) (arena.Agent, error) {
 }
 
 // newForestAgent loads the learned policy from the model file path, or
-// the shipped model when path is empty. It plays its best move.
+// the shipped model (embedded, package data) when path is empty. It plays
+// its best move.
 func newForestAgent(path string, env agentEnv) (arena.Agent, error) {
+	var (
+		m   *forest.Model
+		err error
+	)
 	if path == "" {
-		path = defaultModel
+		m, err = forest.Load(bytes.NewReader(data.Model))
+	} else {
+		m, err = forest.LoadFile(path)
 	}
-	a, err := arena.LoadForest(path, "forest", 0, env.seed)
 	if err != nil {
 		return nil, fmt.Errorf("agent forest: %w", err)
 	}
-	return a, nil
+	return arena.NewForest(m, "forest", 0, env.seed)
 }
-
-// defaultModel is the shipped forest model.
-const defaultModel = "data/model.ocf"

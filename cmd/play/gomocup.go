@@ -31,9 +31,13 @@ as the engine without arguments.
 func runGomocup(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("gomocup", gomocupDoc, stderr)
 	agentName := fs.String("agent", defaultAgent, "the engine's agent: "+agentHelp)
+	model := fs.String("model", "", "forest model `file` (the same as -agent forest:FILE); default: the shipped model")
 	seed := fs.Uint64("seed", 1, "the agent's random seed")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *model != "" {
+		*agentName = "forest:" + *model
 	}
 	ag, err := newAgent(*agentName, agentEnv{seed: *seed, turn: time.Second})
 	if err != nil {

@@ -196,7 +196,8 @@ func TestMatchCLIErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"match", "-a", "random"}, "-a and -b are required"},
-		{[]string{"match", "-a", "random", "-b", "forest"}, "not available yet"},
+		{[]string{"match", "-a", "random", "-b", "forest:/nonexistent/model.ocf"}, "no such file"},
+		{[]string{"match", "-a", "random", "-b", "forest:cmd/play/match_test.go"}, "not a forest model"},
 		{[]string{"match", "-a", "random", "-b", "nobody"}, `unknown agent "nobody"`},
 		{[]string{"match", "-a", "random", "-b", "engine:/nonexistent/pbrain"}, "engine"},
 		{[]string{"match", "-a", "random", "-b", "random", "-rule", "renju"}, `unknown rule "renju"`},

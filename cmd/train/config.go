@@ -37,16 +37,17 @@ type gameConfig struct {
 // runConfig is the configuration of "train run", logged at the start and
 // saved in the database's meta table with the run's seed.
 type runConfig struct {
-	DB       string        `json:"db"`
-	Games    int           `json:"games"`
-	Duration time.Duration `json:"duration"`
-	Workers  int           `json:"workers"`
-	Seed     uint64        `json:"seed"`
-	Game     gameConfig    `json:"game"`
-	PruneMin int64         `json:"prune_min"`
-	Conclude store.ConcludeConfig
-	Progress time.Duration `json:"progress"`
-	Version  string        `json:"version"`
+	DB         string        `json:"db"`
+	Games      int           `json:"games"`
+	Duration   time.Duration `json:"duration"`
+	Workers    int           `json:"workers"`
+	Seed       uint64        `json:"seed"`
+	Game       gameConfig    `json:"game"`
+	PruneMin   int64         `json:"prune_min"`
+	PruneEvery int64         `json:"prune_every"`
+	Conclude   store.ConcludeConfig
+	Progress   time.Duration `json:"progress"`
+	Version    string        `json:"version"`
 }
 
 func defaultRunConfig() runConfig {
@@ -58,10 +59,11 @@ func defaultRunConfig() runConfig {
 			Rule: "freestyle", Radius: 2, MaxPly: gomoku.NumCells,
 			Temperature: 1, ShardGames: 5000, FlushEvery: 5 * time.Second,
 		},
-		PruneMin: store.DefaultPruneMinGames,
-		Conclude: store.DefaultConclude,
-		Progress: 10 * time.Second,
-		Version:  version,
+		PruneMin:   store.DefaultPruneMinGames,
+		PruneEvery: 250_000,
+		Conclude:   store.DefaultConclude,
+		Progress:   10 * time.Second,
+		Version:    version,
 	}
 }
 
@@ -81,6 +83,7 @@ func (c *runConfig) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.Game.ShardGames, "shard-games", c.Game.ShardGames, "games a worker aggregates in memory before publishing a shard")
 	fs.DurationVar(&c.Game.FlushEvery, "flush-every", c.Game.FlushEvery, "publish a worker's shard at least this often")
 	fs.Int64Var(&c.PruneMin, "prune-min", c.PruneMin, "at the end, delete positions seen in fewer games than this (0: do not prune)")
+	fs.Int64Var(&c.PruneEvery, "prune-every", c.PruneEvery, "also prune the merged database after every this many games merged, so merges stay fast as a long run grows (0: only at the end)")
 	fs.Int64Var(&c.Conclude.MinGames, "conclude-min-games", c.Conclude.MinGames, "conclude: games a move needs before it can be blacklisted")
 	fs.Float64Var(&c.Conclude.Margin, "conclude-margin", c.Conclude.Margin, "conclude: blacklist when the mean weight is this far below the best sibling's")
 	fs.Float64Var(&c.Conclude.MaxMean, "conclude-max-mean", c.Conclude.MaxMean, "conclude: and the mean weight is below this")
@@ -116,6 +119,9 @@ func (c *runConfig) validate(durationGiven bool) error {
 	}
 	if c.PruneMin < 0 {
 		errs = append(errs, fmt.Errorf("-prune-min %d is negative", c.PruneMin))
+	}
+	if c.PruneEvery < 0 {
+		errs = append(errs, fmt.Errorf("-prune-every %d is negative", c.PruneEvery))
 	}
 	if err := c.Conclude.Validate(); err != nil {
 		errs = append(errs, err)

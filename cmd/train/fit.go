@@ -199,7 +199,10 @@ func saveModel(m *forest.Model, path string) (int64, error) {
 		return 0, err
 	}
 	defer os.Remove(tmp.Name())
-	err = m.Save(tmp)
+	err = tmp.Chmod(0o644)
+	if err == nil {
+		err = m.Save(tmp)
+	}
 	if err == nil {
 		err = tmp.Sync()
 	}

@@ -101,9 +101,12 @@ func export(t *testing.T, db string) map[string][4]int64 {
 
 func TestRunAndStats(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "sub", "t.db")
-	out := mustTrain(t, "run", "-db", db, "-games", "300", "-workers", "2", "-seed", "7", "-shard-games", "40")
-	if !strings.Contains(out, "games this run 300") {
-		t.Errorf("summary: %s", out)
+	out, errOut, code := train(t, "run", "-db", db, "-games", "300", "-workers", "2", "-seed", "7", "-shard-games", "40", "-prune-every", "100")
+	if code != 0 || !strings.Contains(out, "games this run 300") {
+		t.Errorf("exit %d, summary: %s\n%s", code, out, errOut)
+	}
+	if n := strings.Count(errOut, "games merged)"); n < 2 {
+		t.Errorf("pruned %d times during the run, want every 100 games:\n%s", n, errOut)
 	}
 	st := stats(t, db)
 	if st.Games != 300 || st.Positions == 0 || st.Moves == 0 || st.Rule != "freestyle" || st.KeyVersion != 1 || st.SchemaVersion < 1 {

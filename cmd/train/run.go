@@ -84,6 +84,7 @@ type job struct {
 	// ten seconds (counting scans the table).
 	positions int64
 	counted   time.Time
+	prunedAt  int64 // games merged when the database was last pruned
 	failed    []string
 }
 
@@ -329,13 +330,38 @@ func (j *job) handle(ctx context.Context, ev event) {
 	case len(f) == 2 && f[0] == "played":
 		ev.w.played, _ = strconv.ParseInt(f[1], 10, 64)
 	case len(f) == 3 && f[0] == "published":
-		if _, err := j.mergeShard(context.WithoutCancel(ctx), f[1]); err != nil {
+		ctx := context.WithoutCancel(ctx)
+		if _, err := j.mergeShard(ctx, f[1]); err != nil {
 			j.failed = append(j.failed, err.Error())
 			fmt.Fprintf(j.log, "\nmerge failed, shard kept for the next run: %v\n", err)
+			return
+		}
+		if err := j.prunePeriodically(ctx); err != nil {
+			j.failed = append(j.failed, err.Error())
 		}
 	default:
 		fmt.Fprintf(j.log, "\nworker %d: unexpected line %q\n", ev.w.index, ev.line)
 	}
+}
+
+// prunePeriodically prunes the merged database each time -prune-every more
+// games have been merged: positions still seen in a single game are nearly
+// all unique deep positions, and keeping them makes every later merge touch
+// a larger file.
+func (j *job) prunePeriodically(ctx context.Context) error {
+	if j.cfg.PruneEvery == 0 || j.cfg.PruneMin == 0 || j.games-j.prunedAt < j.cfg.PruneEvery {
+		return nil
+	}
+	j.prunedAt = j.games
+	res, err := j.db.Prune(ctx, j.cfg.PruneMin)
+	if err != nil {
+		return err
+	}
+	if err := j.db.Checkpoint(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(j.log, "pruned %d positions seen in fewer than %d games (after %d games merged)\n", res.Positions, j.cfg.PruneMin, j.games)
+	return nil
 }
 
 // snapshot gathers what the progress line shows.
