@@ -68,11 +68,18 @@ func openings(t testing.TB) []arena.Opening {
 // the same moves, so every game must be identical.
 func TestEngineMatchesInProcess(t *testing.T) {
 	bin := playBinary(t)
-	for _, name := range []string{"random", "patterns"} {
+	for _, name := range []string{"random", "patterns", "forest"} {
 		t.Run(name, func(t *testing.T) {
 			mk := func(seed uint64) arena.Agent {
-				if name == "random" {
+				switch name {
+				case "random":
 					return arena.NewRandom(seed)
+				case "forest": // the shipped model, as the engine loads it
+					a, err := newForestAgent("", agentEnv{seed: seed})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return a
 				}
 				return arena.NewPatterns(seed, patterns.Config{})
 			}
