@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -211,7 +212,7 @@ func (j *job) limitText() string {
 type worker struct {
 	index  int
 	cmd    *exec.Cmd
-	played int64 // games finished, as last reported
+	played atomic.Int64 // games finished, as last reported (set by the reader)
 	done   bool
 	err    error
 }
@@ -269,10 +270,18 @@ func (j *job) startWorkers(ctx context.Context, runIndex int) error {
 	return nil
 }
 
-// read forwards a worker's lines and then its exit to the coordinator.
+// read forwards a worker's lines and then its exit to the coordinator;
+// "played N" lines only update the worker's count, so a coordinator busy
+// merging never holds a worker up nor shows stale progress.
 func (j *job) read(w *worker, r io.Reader) {
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
+		if n, ok := strings.CutPrefix(sc.Text(), "played "); ok {
+			if v, err := strconv.ParseInt(n, 10, 64); err == nil {
+				w.played.Store(v)
+				continue
+			}
+		}
 		j.events <- event{w: w, line: sc.Text()}
 	}
 	j.events <- event{w: w, exited: true, err: w.cmd.Wait()}
@@ -323,12 +332,10 @@ func (j *job) wait(ctx context.Context) (interrupted bool) {
 	return interrupted
 }
 
-// handle acts on one line from a worker: "played N" or "published PATH N".
+// handle acts on one line from a worker: "published PATH N".
 func (j *job) handle(ctx context.Context, ev event) {
 	f := strings.Fields(ev.line)
 	switch {
-	case len(f) == 2 && f[0] == "played":
-		ev.w.played, _ = strconv.ParseInt(f[1], 10, 64)
 	case len(f) == 3 && f[0] == "published":
 		ctx := context.WithoutCancel(ctx)
 		if _, err := j.mergeShard(ctx, f[1]); err != nil {
@@ -368,7 +375,7 @@ func (j *job) prunePeriodically(ctx context.Context) error {
 func (j *job) snapshot(ctx context.Context) progressState {
 	var played int64
 	for _, w := range j.workers {
-		played += w.played
+		played += w.played.Load()
 	}
 	if time.Since(j.counted) >= 10*time.Second {
 		if st, err := j.db.Stats(ctx); err == nil {
