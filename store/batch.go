@@ -17,21 +17,19 @@ type moveCount struct {
 // rows than records. The zero value is not usable; call NewBatch. A Batch is
 // not safe for concurrent use.
 type Batch struct {
-	moves     map[KeyMove]moveCount
-	positions map[string]int64
-	seen      map[string]struct{} // scratch: keys of the game being added
-	games     int64
-	black     int64
-	white     int64
-	draws     int64
+	moves map[KeyMove]moveCount
+	seen  map[string]struct{} // scratch: keys of the game being added
+	games int64
+	black int64
+	white int64
+	draws int64
 }
 
 // NewBatch returns an empty batch.
 func NewBatch() *Batch {
 	return &Batch{
-		moves:     make(map[KeyMove]moveCount),
-		positions: make(map[string]int64),
-		seen:      make(map[string]struct{}),
+		moves: make(map[KeyMove]moveCount),
+		seen:  make(map[string]struct{}),
 	}
 }
 
@@ -50,13 +48,11 @@ func (b *Batch) Add(g Game) error {
 		mc.wsum += int64(r.Weight)
 		mc.games++
 		b.moves[km] = mc
-		b.positions[r.Key]++
 	}
 	for _, km := range g.Blacklist {
 		mc := b.moves[km]
 		mc.blacklisted = true
 		b.moves[km] = mc
-		b.positions[km.Key] += 0 // every key in moves has a position row
 	}
 	b.games++
 	switch g.Result {
@@ -94,13 +90,20 @@ func (b *Batch) Len() int { return int(b.games) }
 // Rows is the number of distinct (key, move) rows the batch will upsert.
 func (b *Batch) Rows() int { return len(b.moves) }
 
-// Positions is the number of distinct positions the batch will upsert.
-func (b *Batch) Positions() int { return len(b.positions) }
+// Positions is the number of distinct positions (keys) among the batch's
+// rows. Positions are derived from moves (see the package documentation), so
+// it is counted on each call, in time proportional to Rows.
+func (b *Batch) Positions() int {
+	keys := make(map[string]struct{})
+	for km := range b.moves {
+		keys[km.Key] = struct{}{}
+	}
+	return len(keys)
+}
 
 // Reset empties the batch, keeping its memory for reuse.
 func (b *Batch) Reset() {
 	clear(b.moves)
-	clear(b.positions)
 	b.games, b.black, b.white, b.draws = 0, 0, 0, 0
 }
 
@@ -121,16 +124,6 @@ func (b *Batch) sortedMoves() []moveRow {
 		return cmpKeyMove(p.km, q.km)
 	})
 	return rows
-}
-
-// sortedPositions returns the position keys in order.
-func (b *Batch) sortedPositions() []string {
-	keys := make([]string, 0, len(b.positions))
-	for k := range b.positions {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // cmpKeyMove orders by key (bytewise, as SQLite's BINARY collation), mx, my.

@@ -26,7 +26,11 @@
 // without modifying anything, a file that is not an Ocvist database
 // ([ErrNotOcvist]), or one of another rule ([ErrRuleMismatch]), key version
 // ([ErrKeyVersion]), board size ([ErrBoardSize]) or a newer schema
-// ([ErrSchemaVersion]); a damaged file gives [ErrCorrupt].
+// ([ErrSchemaVersion]); a damaged file gives [ErrCorrupt]. [Open] migrates an
+// older schema in place; [DB.Merge] refuses a source of any other schema
+// version (ErrSchemaVersion) rather than migrate it, since sources are never
+// modified: merge shards with the program that wrote them, or open them with
+// [Open] first.
 //
 // # Contract
 //
@@ -38,7 +42,7 @@
 // with "store: ", name the operation and the object, and wrap a sentinel where
 // the condition is expected (test with errors.Is).
 //
-// # Schema (version 1; migrations embedded from migrations/*.sql)
+// # Schema (version 2; migrations embedded from migrations/*.sql)
 //
 // Databases use WAL journaling and PRAGMA application_id 0x4F435653 ("OCVS").
 // Published shards are converted to rollback-journal mode so that one file is
@@ -55,9 +59,14 @@
 //	      blacklisted INTEGER, PRIMARY KEY(key, mx, my)) WITHOUT ROWID
 //	    per (position, move): sum of weights, number of games in which the move
 //	    was played in the position, and 1 if the move is blacklisted (sticky).
-//	positions(key TEXT PRIMARY KEY, games INTEGER) WITHOUT ROWID
-//	    per position: number of games in which it occurred. Every key in moves
-//	    has a row here.
+//	positions(key, games) VIEW:
+//	        SELECT key, sum(games) FROM moves GROUP BY key
+//	    per position: number of games in which it occurred. Derived, not
+//	    stored: every game that reaches a position plays exactly one recorded
+//	    move there, and prune deletes a position's moves together, so the sum
+//	    is exact. (Schema 1 stored it as a table, which doubled the rows every
+//	    write and merge placed in the B-trees; migration 2 drops the table,
+//	    leaving its pages free for reuse until a [DB.Vacuum].)
 //	totals(id INTEGER PRIMARY KEY CHECK (id = 1), games, black_wins,
 //	       white_wins, draws)
 //	    one row: counts of recorded games by result.

@@ -12,7 +12,7 @@ const DefaultPruneMinGames = 2
 
 // PruneResult reports what Prune deleted.
 type PruneResult struct {
-	Positions int64 // position rows deleted
+	Positions int64 // positions (distinct keys) deleted
 	Moves     int64 // move rows deleted
 }
 
@@ -30,13 +30,17 @@ func (d *DB) Prune(ctx context.Context, minGames int64) (PruneResult, error) {
 		return res, fmt.Errorf("store: prune %q: min games %d (want ≥ 1): %w", d.path, minGames, ErrInvalidConfig)
 	}
 	err := d.inTx(ctx, func(tx *sql.Tx) error {
-		const delMoves = "DELETE FROM moves WHERE key IN (SELECT key FROM positions WHERE games < ?)"
-		const delPositions = "DELETE FROM positions WHERE games < ?"
-		var err error
-		if res.Moves, err = execCountArgs(ctx, tx, delMoves, minGames); err != nil {
+		// Positions are derived from moves: deleting a position's moves
+		// deletes the position.
+		const rare = "SELECT key FROM moves GROUP BY key HAVING sum(games) < ?"
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM ("+rare+")", minGames).Scan(&res.Positions); err != nil {
 			return err
 		}
-		res.Positions, err = execCountArgs(ctx, tx, delPositions, minGames)
+		if res.Positions == 0 {
+			return nil
+		}
+		var err error
+		res.Moves, err = execCountArgs(ctx, tx, "DELETE FROM moves WHERE key IN ("+rare+")", minGames)
 		return err
 	})
 	if err != nil {

@@ -17,7 +17,7 @@ type MergeResult struct {
 	AlreadyMerged bool   // the source was in the ledger: nothing changed
 	Games         int64  // games added
 	Moves         int64  // (key, move) rows read from the source and added
-	Positions     int64  // position rows read from the source and added
+	Positions     int64  // distinct positions (keys) among the source's move rows
 }
 
 // Statements of a merge; the source is attached as schema "src". The WHERE
@@ -25,8 +25,7 @@ type MergeResult struct {
 const (
 	mergeMoves = "INSERT INTO main.moves " + moveCols +
 		" SELECT key, mx, my, wsum, games, blacklisted FROM src.moves WHERE true" + moveConflict
-	mergePositions = "INSERT INTO main.positions " + posCols +
-		" SELECT key, games FROM src.positions WHERE true" + posConflict
+	mergePositions = "SELECT count(*) FROM (SELECT key FROM src.moves GROUP BY key)"
 	mergeTotals = `UPDATE main.totals SET
 		games = games + (SELECT games FROM src.totals),
 		black_wins = black_wins + (SELECT black_wins FROM src.totals),
@@ -145,7 +144,7 @@ func mergeAttached(ctx context.Context, conn *sql.Conn, h header, abs, selfID st
 	if res.Moves, err = execCountArgs(ctx, tx, mergeMoves); err != nil {
 		return res, err
 	}
-	if res.Positions, err = execCountArgs(ctx, tx, mergePositions); err != nil {
+	if err := tx.QueryRowContext(ctx, mergePositions).Scan(&res.Positions); err != nil {
 		return res, err
 	}
 	if err := tx.QueryRowContext(ctx, "SELECT games FROM src.totals WHERE id = 1").Scan(&res.Games); err != nil {

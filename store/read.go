@@ -11,14 +11,14 @@ import (
 	"strings"
 )
 
-// statsSQL reads every count in one statement, hence one consistent snapshot.
-const statsSQL = `SELECT t.games, t.black_wins, t.white_wins, t.draws,
-	(SELECT count(*) FROM positions),
-	(SELECT count(*) FROM moves),
-	(SELECT count(*) FROM moves WHERE blacklisted != 0),
+// statsSQL reads every count in one statement, hence one consistent snapshot,
+// and scans moves once (in key order: positions are its distinct keys).
+const statsSQL = `SELECT t.games, t.black_wins, t.white_wins, t.draws, k.positions, k.moves, k.blacklisted,
 	(SELECT count(*) FROM merged_shards),
 	(SELECT count(*) FROM generations)
-FROM totals t WHERE t.id = 1`
+FROM totals t, (SELECT count(*) AS positions, coalesce(sum(n), 0) AS moves, coalesce(sum(bl), 0) AS blacklisted
+	FROM (SELECT count(*) AS n, sum(blacklisted != 0) AS bl FROM moves GROUP BY key)) k
+WHERE t.id = 1`
 
 // Stats summarises the database. It scans the tables (count(*)), so it takes
 // time proportional to their size.
@@ -37,10 +37,9 @@ func (d *DB) Stats(ctx context.Context) (Stats, error) {
 	return s, nil
 }
 
-// moveStatSQL selects MoveStat rows in primary-key order; callers append a
-// WHERE clause and the ORDER BY.
-const moveStatSQL = `SELECT m.key, m.mx, m.my, m.wsum, m.games, m.blacklisted, coalesce(p.games, 0)
-FROM moves m LEFT JOIN positions p ON p.key = m.key `
+// moveStatSQL selects the move rows of whole positions in primary-key order
+// (no sort); callers append a WHERE clause on key, or nothing.
+const moveStatSQL = "SELECT key, mx, my, wsum, games, blacklisted FROM moves "
 
 // ScanMoves calls fn with every (key, move) row with at least minGames
 // games, in (key, mx, my) order, from one consistent snapshot (for building
@@ -48,8 +47,7 @@ FROM moves m LEFT JOIN positions p ON p.key = m.key `
 // must not call methods of d that write (nor any method of a Shard, which has
 // a single connection).
 func (d *DB) ScanMoves(ctx context.Context, minGames int64, fn func(MoveStat) error) error {
-	const q = moveStatSQL + "WHERE m.games >= ? ORDER BY m.key, m.mx, m.my"
-	if err := d.scan(ctx, q, fn, minGames); err != nil {
+	if err := d.scan(ctx, moveStatSQL+"ORDER BY key, mx, my", minGames, fn); err != nil {
 		return fmt.Errorf("store: scan moves of %q: %w", d.path, err)
 	}
 	return nil
@@ -58,31 +56,55 @@ func (d *DB) ScanMoves(ctx context.Context, minGames int64, fn func(MoveStat) er
 // MoveStats returns the statistics of every stored move of the position with
 // key, in (mx, my) order; none for an unknown position.
 func (d *DB) MoveStats(ctx context.Context, key string) ([]MoveStat, error) {
-	const q = moveStatSQL + "WHERE m.key = ? ORDER BY m.mx, m.my"
 	var out []MoveStat
-	err := d.scan(ctx, q, func(m MoveStat) error { out = append(out, m); return nil }, key)
+	err := d.scan(ctx, moveStatSQL+"WHERE key = ? ORDER BY key, mx, my", 0, func(m MoveStat) error { out = append(out, m); return nil }, key)
 	if err != nil {
 		return nil, fmt.Errorf("store: move stats of %q in %q: %w", key, d.path, err)
 	}
 	return out, nil
 }
 
-func (d *DB) scan(ctx context.Context, q string, fn func(MoveStat) error, args ...any) error {
+// scan runs q, which returns move rows grouped by key, and calls fn with
+// those of at least minGames games, PositionGames set to the sum of the games
+// of all of their position's rows (positions are derived from moves).
+func (d *DB) scan(ctx context.Context, q string, minGames int64, fn func(MoveStat) error, args ...any) error {
 	rows, err := d.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return classify(err)
 	}
 	defer rows.Close()
+	var group []MoveStat // the rows of one key
+	var games int64
+	flush := func() error {
+		for _, m := range group {
+			if m.Games < minGames {
+				continue
+			}
+			m.PositionGames = games
+			if err := fn(m); err != nil {
+				return err
+			}
+		}
+		group, games = group[:0], 0
+		return nil
+	}
 	for rows.Next() {
 		var m MoveStat
-		if err := rows.Scan(&m.Key, &m.Move.X, &m.Move.Y, &m.WSum, &m.Games, &m.Blacklisted, &m.PositionGames); err != nil {
+		if err := rows.Scan(&m.Key, &m.Move.X, &m.Move.Y, &m.WSum, &m.Games, &m.Blacklisted); err != nil {
 			return err
 		}
-		if err := fn(m); err != nil {
-			return err
+		if len(group) > 0 && group[0].Key != m.Key {
+			if err := flush(); err != nil {
+				return err
+			}
 		}
+		group = append(group, m)
+		games += m.Games
 	}
-	return classify(rows.Err())
+	if err := rows.Err(); err != nil {
+		return classify(err)
+	}
+	return flush()
 }
 
 // Blacklist loads every blacklisted move into memory (for self-play).
@@ -131,7 +153,7 @@ func (d *DB) export(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	rec := make([]string, 7)
-	err := d.scan(ctx, moveStatSQL+"ORDER BY m.key, m.mx, m.my", func(m MoveStat) error {
+	err := d.scan(ctx, moveStatSQL+"ORDER BY key, mx, my", 0, func(m MoveStat) error {
 		rec[0] = m.Key
 		rec[1] = strconv.Itoa(int(m.Move.X))
 		rec[2] = strconv.Itoa(int(m.Move.Y))

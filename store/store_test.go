@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -182,7 +183,7 @@ func TestStatsJSON(t *testing.T) {
 			t.Errorf("stats JSON lacks %q: %s", k, b)
 		}
 	}
-	if s.Games != 10 || s.Rule != RuleFreestyle || s.SchemaVersion != 1 || s.FileBytes == 0 {
+	if s.Games != 10 || s.Rule != RuleFreestyle || s.SchemaVersion != SchemaVersion || s.FileBytes == 0 {
 		t.Fatalf("stats %+v", s)
 	}
 }
@@ -200,7 +201,7 @@ func TestMetaAndGenerations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m["seed"] != "42" || m["rule"] != RuleFreestyle || m["db_id"] != d.ID() || m["schema_version"] != "1" {
+	if m["seed"] != "42" || m["rule"] != RuleFreestyle || m["db_id"] != d.ID() || m["schema_version"] != strconv.Itoa(SchemaVersion) {
 		t.Fatalf("meta %v", m)
 	}
 	g := Generation{Gen: 1, Games: 1000, Rows: 50, FitSeconds: 1.5, AUC: 0.8, Score: 0.6, ScoreLow: 0.55, ScoreHigh: 0.65, Model: "data/g1.model", Seed: 7}

@@ -13,9 +13,6 @@ const (
 	moveCols      = "(key, mx, my, wsum, games, blacklisted)"
 	moveValues    = "(?, ?, ?, ?, ?, ?)"
 	moveConflict  = " ON CONFLICT (key, mx, my) DO UPDATE SET wsum = wsum + excluded.wsum, games = games + excluded.games, blacklisted = max(blacklisted, excluded.blacklisted)"
-	posCols       = "(key, games)"
-	posValues     = "(?, ?)"
-	posConflict   = " ON CONFLICT (key) DO UPDATE SET games = games + excluded.games"
 	addTotals     = "UPDATE totals SET games = games + ?, black_wins = black_wins + ?, white_wins = white_wins + ?, draws = draws + ? WHERE id = 1"
 	rowsPerInsert = 64 // rows per multi-row INSERT: fewer statement executions
 )
@@ -59,13 +56,6 @@ func (d *DB) write(ctx context.Context, b *Batch) error {
 	err = chunked(ctx, tx, len(moves), "moves", moveCols, moveValues, moveConflict, func(i int) {
 		r := moves[i]
 		args = append(args, r.km.Key, r.km.Move.X, r.km.Move.Y, r.mc.wsum, r.mc.games, r.mc.blacklisted)
-	}, &args)
-	if err != nil {
-		return err
-	}
-	keys := b.sortedPositions()
-	err = chunked(ctx, tx, len(keys), "positions", posCols, posValues, posConflict, func(i int) {
-		args = append(args, keys[i], b.positions[keys[i]])
 	}, &args)
 	if err != nil {
 		return err
