@@ -26,7 +26,7 @@ const (
 	mergeMoves = "INSERT INTO main.moves " + moveCols +
 		" SELECT key, mx, my, wsum, games, blacklisted FROM src.moves WHERE true" + moveConflict
 	mergePositions = "SELECT count(*) FROM (SELECT key FROM src.moves GROUP BY key)"
-	mergeTotals = `UPDATE main.totals SET
+	mergeTotals    = `UPDATE main.totals SET
 		games = games + (SELECT games FROM src.totals),
 		black_wins = black_wins + (SELECT black_wins FROM src.totals),
 		white_wins = white_wins + (SELECT white_wins FROM src.totals),
