@@ -80,22 +80,54 @@ func TestParseOpenings(t *testing.T) {
 }
 
 func TestElo(t *testing.T) {
-	// Hand-computed: s = 0.7, per-game variance 0.16, se = 0.04,
-	// interval 0.7 ± 0.0784 → 400·log10(0.6216/0.3784), 400·log10(0.7784/0.2216).
-	elo, lo, hi := Elo(60, 20, 20)
-	for _, c := range []struct{ got, want float64 }{{elo, 147.1907}, {lo, 86.2250}, {hi, 218.2518}} {
-		if math.Abs(c.got-c.want) > 1e-3 {
-			t.Errorf("Elo(60,20,20) = %.4f %.4f %.4f, want 147.1907 86.2250 218.2518", elo, lo, hi)
+	// Reference values from an independent script solving
+	// (s-p)² = Z95²/n · (p(1-p) - δ/4) for p.
+	tests := []struct {
+		w, d, l        int
+		elo, low, high float64
+	}{
+		{60, 20, 20, 147.1907, 81.5944, 209.7983},
+		{3, 4, 3, 0, -150.5408, 150.5408},
+		{199, 1, 0, 1040.3892, 655.7487, 1151.0433},
+		{200, 0, 0, math.Inf(1), 686.6135, math.Inf(1)},
+		{0, 0, 10, math.Inf(-1), math.Inf(-1), -166.2015},
+	}
+	for _, tt := range tests {
+		elo, low, high := Elo(tt.w, tt.d, tt.l)
+		for _, c := range []struct{ got, want float64 }{{elo, tt.elo}, {low, tt.low}, {high, tt.high}} {
+			if !(c.got == c.want || math.Abs(c.got-c.want) < 1e-3) {
+				t.Errorf("Elo(%d,%d,%d) = %.4f %.4f %.4f, want %.4f %.4f %.4f",
+					tt.w, tt.d, tt.l, elo, low, high, tt.elo, tt.low, tt.high)
+				break
+			}
 		}
 	}
-	if elo, lo, hi := Elo(3, 4, 3); elo != 0 || math.Abs(lo+181.7445) > 1e-3 || math.Abs(hi-181.7445) > 1e-3 {
-		t.Errorf("Elo(3,4,3) = %v %v %v, want 0 ±181.7445", elo, lo, hi)
+	if elo, low, high := Elo(0, 0, 0); !math.IsNaN(elo) || !math.IsNaN(low) || !math.IsNaN(high) {
+		t.Errorf("Elo with no games = %v %v %v, want NaN", elo, low, high)
 	}
-	if elo, _, _ := Elo(10, 0, 0); !math.IsInf(elo, 1) {
-		t.Errorf("Elo(10,0,0) = %v, want +Inf", elo)
+}
+
+func TestScoreInterval(t *testing.T) {
+	// The interval holds s, stays in [0, 1], narrows as games grow, and is
+	// close to the normal approximation s ± Z95·σ/√n away from 0 and 1.
+	for _, r := range [][3]int{{0, 0, 1}, {1, 0, 0}, {5, 0, 5}, {30, 40, 30}, {150, 10, 40}, {999, 0, 1}, {0, 7, 0}} {
+		s, lo, hi := ScoreInterval(r[0], r[1], r[2])
+		if !(0 <= lo && lo <= s && s <= hi && hi <= 1) {
+			t.Errorf("ScoreInterval%v = %v [%v, %v]", r, s, lo, hi)
+		}
+		_, lo4, hi4 := ScoreInterval(4*r[0], 4*r[1], 4*r[2])
+		if hi > lo && hi4-lo4 >= hi-lo {
+			t.Errorf("ScoreInterval%v: width %v, four times the games %v", r, hi-lo, hi4-lo4)
+		}
 	}
-	if elo, _, _ := Elo(0, 0, 10); !math.IsInf(elo, -1) {
-		t.Errorf("Elo(0,0,10) = %v, want -Inf", elo)
+	s, lo, hi := ScoreInterval(600, 200, 200)
+	se := math.Sqrt((600*0.09 + 200*0.04 + 200*0.49) / 1000 / 1000)
+	if math.Abs(lo-(s-Z95*se)) > 2e-3 || math.Abs(hi-(s+Z95*se)) > 2e-3 {
+		t.Errorf("ScoreInterval(600,200,200) = [%v, %v], normal approximation [%v, %v]", lo, hi, s-Z95*se, s+Z95*se)
+	}
+	// Every game won: the interval must not collapse onto 1.
+	if _, lo, _ := ScoreInterval(200, 0, 0); lo > 0.99 || lo < 0.97 {
+		t.Errorf("ScoreInterval(200,0,0) low = %v, want about 0.981", lo)
 	}
 }
 
@@ -139,9 +171,31 @@ func checkReplay(t *testing.T, g *Game) {
 
 func TestMatchGivesEachOpeningToBothColours(t *testing.T) {
 	ops := mustOpenings(t, "../data/openings/piskvork-15.txt")[:5]
-	r, err := Match(context.Background(), NewRandom(3), NewRandom(4), Config{Games: 10, Openings: ops})
+	// Two distinguishable agents that record the colour they are asked to
+	// move for in each game.
+	type asked struct{ game, black, white int }
+	newRec := func(name string, seed uint64) (*scripted, *asked) {
+		rnd := NewRandom(seed)
+		var a asked
+		s := &scripted{name: name}
+		s.move = func(b *gomoku.Board) (gomoku.Point, error) {
+			if b.ToMove() == gomoku.Black {
+				a.black |= 1 << (s.games - 1)
+			} else {
+				a.white |= 1 << (s.games - 1)
+			}
+			return rnd.Move(context.Background(), b)
+		}
+		return s, &a
+	}
+	a, aAsked := newRec("A", 3)
+	b, bAsked := newRec("B", 4)
+	r, err := Match(context.Background(), a, b, Config{Games: 10, Openings: ops})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(r.Games) != 10 || r.ABlack.Games() != 5 || r.AWhite.Games() != 5 {
+		t.Fatalf("%d games, A black %d, A white %d", len(r.Games), r.ABlack.Games(), r.AWhite.Games())
 	}
 	type key struct {
 		opening int
@@ -153,9 +207,20 @@ func TestMatchGivesEachOpeningToBothColours(t *testing.T) {
 		if want := ops[g.Opening].Moves; !reflect.DeepEqual(g.Moves[:g.Book], want) {
 			t.Errorf("game %d starts %v, want opening %v", g.Index, g.Moves[:g.Book], want)
 		}
-		wantBlack := "random"
-		if g.Black != wantBlack || g.White != wantBlack {
-			t.Errorf("game %d: players %s/%s", g.Index, g.Black, g.White)
+		wantBlack, wantWhite := "B", "A"
+		if g.ABlack {
+			wantBlack, wantWhite = "A", "B"
+		}
+		if g.Black != wantBlack || g.White != wantWhite {
+			t.Errorf("game %d (A black %v): players %s/%s", g.Index, g.ABlack, g.Black, g.White)
+		}
+		// Each agent was asked to move only for its own colour.
+		bit := 1 << g.Index
+		got := [4]bool{aAsked.black&bit != 0, aAsked.white&bit != 0, bAsked.black&bit != 0, bAsked.white&bit != 0}
+		want := [4]bool{g.ABlack, !g.ABlack, !g.ABlack, g.ABlack}
+		if got != want {
+			t.Errorf("game %d (A black %v): asked to move for A black, A white, B black, B white: %v, want %v",
+				g.Index, g.ABlack, got, want)
 		}
 	}
 	for i := range ops {

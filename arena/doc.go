@@ -11,10 +11,12 @@
 // match goes on.
 //
 // Elo: the score s = (wins + draws/2) / games of A maps to the logistic Elo
-// difference -400·log10(1/s - 1). The 95% interval maps s ± 1.96·σ/√n through
-// the same function, where σ² is the variance of the per-game scores
-// (1, ½, 0) about s — the normal approximation used by cutechess-cli and
-// fishtest's simple reports. A score of 0 or 1 gives an infinite difference.
+// difference -400·log10(1/s - 1). The 95% interval maps the ends of the
+// score's interval through the same function; the score interval is
+// Wilson's, generalised to draws (see ScoreInterval): close to the normal
+// approximation s ± 1.96·σ/√n of cutechess-cli in the middle, but with a
+// finite lower end when A won every game. A score of 0 or 1 gives an
+// infinite difference.
 //
 // Like every Ocvist library, arena never prints, exits or starts goroutines:
 // Match calls the agents one at a time on the caller's goroutine and reports

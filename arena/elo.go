@@ -18,37 +18,38 @@ func EloFromScore(s float64) float64 {
 }
 
 // Elo estimates the Elo difference of a player with w wins, d draws and l
-// losses, with a 95% interval: the score's standard error is the standard
-// deviation of the per-game scores over √n, and the interval's ends are the
-// score ± Z95 standard errors mapped through EloFromScore. With no games
+// losses, with a 95% interval: the ends of ScoreInterval mapped through
+// EloFromScore. The estimate is infinite for a score of 0 or 1, but the
+// interval keeps a finite end (the lower one after all wins). With no games
 // all three are NaN.
 func Elo(w, d, l int) (elo, low, high float64) {
-	n := float64(w + d + l)
-	if n == 0 {
-		return math.NaN(), math.NaN(), math.NaN()
-	}
-	s := (float64(w) + float64(d)/2) / n
-	se := scoreSE(w, d, l, s)
-	return EloFromScore(s), EloFromScore(s - Z95*se), EloFromScore(s + Z95*se)
-}
-
-// scoreSE is the standard error of a score s over w wins, d draws and l
-// losses: the per-game scores' standard deviation over √n.
-func scoreSE(w, d, l int, s float64) float64 {
-	n := float64(w + d + l)
-	v := (float64(w)*(1-s)*(1-s) + float64(d)*(0.5-s)*(0.5-s) + float64(l)*s*s) / n
-	return math.Sqrt(v / n)
+	s, lo, hi := ScoreInterval(w, d, l)
+	return EloFromScore(s), EloFromScore(lo), EloFromScore(hi)
 }
 
 // ScoreInterval is the score s = (w + d/2) / n of a player with w wins, d
-// draws and l losses, with the 95% interval s ± Z95·σ/√n used by Elo
-// (clamped to [0, 1]). With no games all three are NaN.
+// draws and l losses, with its 95% interval: the Wilson score interval,
+// generalised to draws. It holds the true scores p that the observed score
+// is within Z95 standard errors of, where a game's score (1, ½, 0) with
+// mean p and the observed draw rate δ = d/n has variance p(1-p) - δ/4
+// (at p = s this is the observed variance of the per-game scores). For
+// scores away from 0 and 1 it is close to the normal approximation
+// s ± Z95·σ/√n; unlike it, it does not collapse to a point when every game
+// has the same result (200 wins out of 200 give [0.981, 1], not [1, 1]).
+// With no games all three are NaN.
 func ScoreInterval(w, d, l int) (s, low, high float64) {
 	n := float64(w + d + l)
 	if n == 0 {
 		return math.NaN(), math.NaN(), math.NaN()
 	}
 	s = (float64(w) + float64(d)/2) / n
-	se := scoreSE(w, d, l, s)
-	return s, max(0, s-Z95*se), min(1, s+Z95*se)
+	delta := float64(d) / n
+	// (s-p)² = k·(p(1-p) - δ/4), k = Z95²/n:
+	// (1+k)p² - (2s+k)p + s² + kδ/4 = 0.
+	k := Z95 * Z95 / n
+	a, b, c := 1+k, 2*s+k, s*s+k*delta/4
+	root := math.Sqrt(max(b*b-4*a*c, 0))
+	low = max(0, (b-root)/(2*a))
+	high = min(1, (b+root)/(2*a))
+	return s, min(low, s), max(high, s)
 }

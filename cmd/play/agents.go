@@ -17,7 +17,6 @@ import (
 // gomocup when -agent is not given: the shipped forest policy.
 const defaultAgent = "forest"
 
-
 // agentEnv is what an agent may need besides its name.
 type agentEnv struct {
 	seed uint64        // random seed of random and sampling agents

@@ -19,9 +19,10 @@ Plays paired games between agents A and B: each opening of the set is played
 twice, once with A as Black and once with B as Black (-games 80 plays the 40
 default openings once each way). Prints a progress line on stderr and a
 summary on stdout: wins, draws and losses per side and colour, A's score and
-the Elo difference of A over B with a 95% interval (normal approximation of
-the per-game score variance, mapped through the logistic Elo curve), and the
-longest move of each agent (the timing measurement for engines).
+the Elo difference of A over B with a 95% interval (Wilson's score interval
+with draws, mapped through the logistic Elo curve: a perfect score has an
+infinite estimate but a finite lower end), and the longest move of each agent
+(the timing measurement for engines).
 An agent that errs, plays an illegal move or overruns -turn-ms loses the game.
 Agent A gets seed S and B seed S+1 (for random and sampling agents).
 

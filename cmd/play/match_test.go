@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -148,9 +149,21 @@ func TestMatchCLIPatternsBeatsRandom(t *testing.T) {
 	if m.Games != 200 || m.Score < 0.95 {
 		t.Errorf("patterns scored %.3f over %d games, want at least 0.95", m.Score, m.Games)
 	}
-	if m.Score == 1 && (m.Elo != nil || m.EloLow != nil) {
-		t.Errorf("a perfect score must give null (infinite) Elo, got %v", *m.Elo)
+	// A perfect score: infinite (null) Elo and upper end, a finite lower end.
+	if m.Score == 1 && (m.Elo != nil || m.EloHigh != nil || m.EloLow == nil || *m.EloLow < 400) {
+		t.Errorf("a perfect score over 200 games: Elo %v, interval [%v, %v]; want null, [about +690, null]",
+			fmtPtr(m.Elo), fmtPtr(m.EloLow), fmtPtr(m.EloHigh))
 	}
+	if m.Score < 1 && (m.Elo == nil || m.EloLow == nil || *m.EloLow > *m.Elo) {
+		t.Errorf("Elo %v, interval [%v, %v]", fmtPtr(m.Elo), fmtPtr(m.EloLow), fmtPtr(m.EloHigh))
+	}
+}
+
+func fmtPtr(x *float64) string {
+	if x == nil {
+		return "null"
+	}
+	return fmt.Sprint(*x)
 }
 
 func TestMatchCLIRandomSymmetry(t *testing.T) {
