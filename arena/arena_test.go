@@ -279,6 +279,10 @@ func TestMatchForfeits(t *testing.T) {
 			c := b.Candidates(nil)
 			return c[0], nil
 		}, time.Millisecond, "time: "},
+		{"late and failing", func(b *gomoku.Board) (gomoku.Point, error) {
+			time.Sleep(20 * time.Millisecond) // an engine killed after its grace period
+			return gomoku.NoPoint, errors.New("engine did not answer in time")
+		}, time.Millisecond, "time: "},
 		{"mutates the board", func(b *gomoku.Board) (gomoku.Point, error) {
 			c := b.Candidates(nil)
 			b.Play(c[0]) // on the agent's copy: the match must not see it

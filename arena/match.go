@@ -18,8 +18,8 @@ type Config struct {
 	// Openings are the start positions, used in order and cycled. Empty
 	// means every game starts from Black's stone in the centre.
 	Openings []Opening
-	// Turn is each move's deadline; 0 means none. A move returned after it
-	// loses the game.
+	// Turn is each move's deadline; 0 means none. A move or an error
+	// returned after it loses the game on time.
 	Turn time.Duration
 	// Progress, if set, is called after every game with the game and the
 	// running totals. It must not keep r past the call's return.
@@ -184,10 +184,10 @@ func playGame(ctx context.Context, a, b Agent, cfg Config, i int, r *Result) (*G
 		g.Times = append(g.Times, d)
 		r.MaxTime[k] = max(r.MaxTime[k], d)
 		switch {
+		case cfg.Turn > 0 && d > cfg.Turn: // before err: a late agent's error is its deadline's
+			return forfeit(g, side, fmt.Sprintf("time: %v over the %v turn limit", d-cfg.Turn, cfg.Turn)), nil
 		case err != nil:
 			return forfeit(g, side, "error: "+err.Error()), nil
-		case cfg.Turn > 0 && d > cfg.Turn:
-			return forfeit(g, side, fmt.Sprintf("time: %v over the %v turn limit", d-cfg.Turn, cfg.Turn)), nil
 		}
 		if err := board.Play(p); err != nil {
 			return forfeit(g, side, fmt.Sprintf("illegal move %v: %v", p, err)), nil
