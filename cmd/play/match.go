@@ -24,6 +24,7 @@ with draws, mapped through the logistic Elo curve: a perfect score has an
 infinite estimate but a finite lower end), and the longest move of each agent
 (the timing measurement for engines).
 An agent that errs, plays an illegal move or overruns -turn-ms loses the game.
+Interrupted (Ctrl-C), a match still saves and reports the games it finished.
 Agent A gets seed S and B seed S+1 (for random and sampling agents).
 
 `
@@ -76,22 +77,30 @@ func runMatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stderr, "\rgame %d/%d: %s %d, %s %d, draws %d ", t.Games(), c.Games, r.A, t.AWins, r.B, t.BWins, t.Draws)
 	}
 	r, err := arena.Match(ctx, a, b, cfg)
-	if len(r.Games) > 0 {
-		fmt.Fprintln(stderr)
+	if r == nil || len(r.Games) == 0 {
+		if err != nil {
+			return fmt.Errorf("match: %w", err)
+		}
+		return nil
 	}
+	fmt.Fprintln(stderr)
+	// An interrupted match still saves and reports the games it finished.
 	if err != nil {
-		return fmt.Errorf("match: %w", err)
+		err = fmt.Errorf("match stopped after %d of %d games: %w", len(r.Games), c.Games, err)
 	}
 	if c.Save != "" {
-		if err := saveGames(c.Save, cfg.Rule, r.Games); err != nil {
-			return err
+		if serr := saveGames(c.Save, cfg.Rule, r.Games); serr != nil {
+			return serr
 		}
 	}
 	if c.JSON {
-		return writeJSON(stdout, &c, cfg.Rule, r)
+		if jerr := writeJSON(stdout, &c, cfg.Rule, r); jerr != nil {
+			return jerr
+		}
+		return err
 	}
 	writeSummary(stdout, &c, cfg, r)
-	return nil
+	return err
 }
 
 func (c *matchConfig) arenaConfig() (arena.Config, error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -210,6 +211,46 @@ func TestMatchCLISaveAndSummary(t *testing.T) {
 	}
 }
 
+// cancelAt is a progress writer that cancels the match once it sees want.
+type cancelAt struct {
+	want   string
+	cancel context.CancelFunc
+	buf    bytes.Buffer
+}
+
+func (c *cancelAt) Write(p []byte) (int, error) {
+	c.buf.Write(p)
+	if strings.Contains(c.buf.String(), c.want) {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+func TestMatchCLIInterruptedKeepsGames(t *testing.T) {
+	t.Chdir(repoRoot)
+	save := filepath.Join(t.TempDir(), "games.sgf")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out bytes.Buffer
+	errw := &cancelAt{want: "game 3/", cancel: cancel}
+	err := Run(ctx, []string{"match", "-a", "patterns", "-b", "random", "-games", "50", "-save", save},
+		strings.NewReader(""), &out, errw)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "stopped after 3 of 50 games") {
+		t.Fatalf("error %v, want a cancelled match after 3 games", err)
+	}
+	if !strings.Contains(out.String(), "A = patterns, B = random: 3 games") {
+		t.Errorf("no summary of the finished games:\n%s", out.String())
+	}
+	f, err := os.Open(save)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if games, err := arena.ReadSGF(f); err != nil || len(games) != 3 {
+		t.Errorf("saved %d games (%v), want 3", len(games), err)
+	}
+}
+
 func TestMatchCLIErrors(t *testing.T) {
 	tests := []struct {
 		args []string
@@ -223,6 +264,7 @@ func TestMatchCLIErrors(t *testing.T) {
 		{[]string{"match", "-a", "random", "-b", "random", "-rule", "renju"}, `unknown rule "renju"`},
 		{[]string{"match", "-a", "random", "-b", "random", "-openings", "/nonexistent"}, "read openings"},
 		{[]string{"match", "-a", "random", "-b", "random", "-games", "0"}, "-games 0"},
+		{[]string{"match", "-a", "random", "-b", "random", "-max-ply", "3"}, "the game is over after the opening"},
 		{[]string{"bogus"}, `unknown subcommand "bogus"`},
 		{[]string{"terminal", "-color", "red"}, `-color "red"`},
 	}
