@@ -16,7 +16,7 @@ import (
 	"ocvist/gomoku"
 )
 
-const gomocupDoc = `usage: play gomocup [-agent A] [-seed S]
+const gomocupDoc = `usage: play gomocup [-agent A | -model FILE] [-seed S]
 
 Runs an agent as a Gomocup protocol engine ("pbrain") on stdin and stdout,
 for tournament managers and GUIs such as Piskvork or c-gomoku-cli. Supported:
@@ -62,6 +62,7 @@ const (
 	minMemory   = 16 << 20               // max_memory below this cannot be honoured
 	unlimited   = 2147483647             // time_left's "no limit"
 	maxLineLen  = 1 << 12                // longer input lines are truncated
+	maxMillis   = 1 << 40                // larger times (35 years) are taken as this
 )
 
 // brain speaks the Gomocup protocol (PROTOCOL.md) for one agent: Handle
@@ -254,7 +255,7 @@ func (br *brain) info(arg string) {
 		return
 	}
 	delete(br.problems, key)
-	ms := time.Duration(n) * time.Millisecond
+	ms := time.Duration(min(n, maxMillis)) * time.Millisecond // no overflow
 	switch {
 	case key == "time_left":
 		br.timeLeft, br.haveLeft = ms, n != unlimited

@@ -238,6 +238,13 @@ func TestGomocupInfo(t *testing.T) {
 		t.Errorf("budget with unlimited time = %v, want 1.78s", got)
 	}
 	transcript(t, br, out, `
+> INFO time_left 9300000000000
+> INFO timeout_turn 9300000000000`)
+	if got := br.budget(); got < 24*time.Hour {
+		t.Errorf("budget with huge limits = %v, want huge (no overflow)", got)
+	}
+	transcript(t, br, out, `
+> INFO time_left 2147483647
 > INFO timeout_turn 0
 > INFO timeout_match 0`)
 	if got := br.budget(); got != 70*time.Millisecond {

@@ -356,20 +356,20 @@ func TestExternalHangAndRestart(t *testing.T) {
 	}
 }
 
-// BenchmarkEngineMoveTime measures the longest move of "play gomocup
-// -agent patterns" under INFO timeout_turn 1000 over a whole 80-game match
-// against random, driven through the protocol (the max_move_ms metric).
-// It asserts nothing about the clock; a move over the limit would show as a
-// forfeit, which fails the benchmark.
+// BenchmarkEngineMoveTime measures the longest move of "play gomocup" with
+// its default agent (the shipped forest) under INFO timeout_turn 1000 over
+// a whole 80-game match against patterns, driven through the protocol (the
+// max_move_ms metric). It asserts nothing about the clock; a move over the
+// limit would show as a forfeit, which fails the benchmark.
 func BenchmarkEngineMoveTime(b *testing.B) {
 	bin := playBinary(b)
 	ops := openings(b)
 	for b.Loop() {
-		eng, err := startExternal(bin+" gomocup -agent patterns", time.Second, nil)
+		eng, err := startExternal(bin+" gomocup", time.Second, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		r, err := arena.Match(context.Background(), eng, arena.NewRandom(1), arena.Config{Games: 80, Openings: ops, Turn: time.Second})
+		r, err := arena.Match(context.Background(), eng, arena.NewPatterns(1, patterns.Config{}), arena.Config{Games: 80, Openings: ops, Turn: time.Second})
 		eng.Close()
 		if err != nil {
 			b.Fatal(err)
