@@ -22,9 +22,9 @@ Runs an agent as a Gomocup protocol engine ("pbrain") on stdin and stdout,
 for tournament managers and GUIs such as Piskvork or c-gomoku-cli. Supported:
 START 15, RECTSTART 15,15, RESTART, BEGIN, TURN, BOARD (field 3 is ignored),
 INFO (rule 0 freestyle, 1 standard; timeout_turn, timeout_match, time_left,
-max_memory), TAKEBACK, PLAY, ABOUT, END. Managers need an executable whose name
-starts with "pbrain-": a copy of this program named, say, pbrain-ocvist starts
-as the engine without arguments.
+max_memory), TAKEBACK, PLAY, ABOUT, END; YXSTOP is ignored (moves are never
+late). Managers need an executable whose name starts with "pbrain-": a copy of
+this program named, say, pbrain-ocvist starts as the engine without arguments.
 
 `
 
@@ -74,7 +74,8 @@ const (
 // an impossible BOARD, an unsupported INFO value reported on the next
 // move-requiring command) and "UNKNOWN command" otherwise. A "MESSAGE"
 // line may precede a move when the agent failed and the fallback move was
-// played. INFO and END get no reply; BOARD and SWAP2BOARD reply once, at DONE.
+// played. INFO, YXSTOP and END get no reply; BOARD and SWAP2BOARD reply once,
+// at DONE.
 type brain struct {
 	agent arena.Agent
 	out   io.Writer
@@ -160,7 +161,10 @@ func (br *brain) Handle(ctx context.Context, line string) bool {
 		return br.blockLine(ctx, line, cmd)
 	}
 	switch cmd {
-	case "":
+	case "", "YXSTOP":
+		// YXSTOP (c-gomoku-cli, Yixin) asks for the move of a running
+		// search now. Commands are handled one at a time, so any move has
+		// been sent already: a reply would be read as the next move's.
 	case "END":
 		return false
 	case "INFO":

@@ -294,7 +294,8 @@ func TestGomocupUnknownAndMalformed(t *testing.T) {
 > FOO bar
 < UNKNOWN FOO
 > YXSTOP
-< UNKNOWN YXSTOP
+> Foo
+< UNKNOWN FOO
 > TURN
 < ERROR TURN: bad point*
 > TURN 7;7
@@ -405,7 +406,7 @@ func expectedReplies(lines []string) (counts []int) {
 			if cmd == "DONE" {
 				block, n = false, 1
 			}
-		case cmd == "" || cmd == "INFO":
+		case cmd == "" || cmd == "INFO" || cmd == "YXSTOP": // YXSTOP: stop a search, none runs
 		case cmd == "BOARD" || cmd == "SWAP2BOARD":
 			block = true
 		default:
