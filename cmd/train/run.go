@@ -81,8 +81,8 @@ type job struct {
 	before   int64 // games in the database when the run started
 	workers  []*worker
 	events   chan event
-	// positions is the database's position count, refreshed at most every
-	// ten seconds (counting scans the table).
+	// positions is the database's position count, refreshed at most once
+	// a minute (counting scans the moves table).
 	positions int64
 	counted   time.Time
 	prunedAt  int64 // games merged when the database was last pruned
@@ -377,7 +377,7 @@ func (j *job) snapshot(ctx context.Context) progressState {
 	for _, w := range j.workers {
 		played += w.played.Load()
 	}
-	if time.Since(j.counted) >= 10*time.Second {
+	if time.Since(j.counted) >= time.Minute {
 		if st, err := j.db.Stats(ctx); err == nil {
 			j.positions = st.Positions
 		}
