@@ -215,3 +215,43 @@ func TestDetectorsDisjoint(t *testing.T) {
 		t.Errorf("x o . o o o . x has no open three: %+v", got)
 	}
 }
+
+// TestDetectorsThreeStones: the seed's double4_inline shape (four stones,
+// x o . . o o . o x) is one move from two fours in one line, but it is no
+// three: open3_incompl does not report it, double4_inline does.
+func TestDetectorsThreeStones(t *testing.T) {
+	pos := seedRow(t, "...xo..oo.ox...")
+	if got := Open3Incompl(pos, gomoku.White, nil); len(got) != 0 {
+		t.Errorf("open3_incompl reports the double4_inline shape: stones %v", got[0].Stones())
+	}
+	if got := Double4Inline(pos, gomoku.White, nil); len(got) != 1 {
+		t.Errorf("double4_inline: %d threats, want 1", len(got))
+	}
+	pos = seedRow(t, "..o.o.o.o......") // S.S.S.S: the middle gap makes S.SSS.S
+	if got := Open3Incompl(pos, gomoku.White, nil); len(got) != 0 {
+		t.Errorf("open3_incompl reports o.o.o.o: stones %v", got[0].Stones())
+	}
+	if got := Double4Inline(pos, gomoku.White, nil); len(got) != 1 || !slices.Equal(got[0].Points(), pts(5, 5)) {
+		t.Errorf("double4_inline on o.o.o.o: %+v, want the move (5,5)", got)
+	}
+}
+
+// TestDetectorsAppend: a detector appends to dst and never merges its
+// threats into the caller's earlier ones, even when they come from another
+// position with the same stones.
+func TestDetectorsAppend(t *testing.T) {
+	a := seedRow(t, "....ooo........")
+	b := seedRow(t, "....ooo.....x..")
+	got := Open3(b, gomoku.White, Open3(a, gomoku.White, nil))
+	if len(got) != 2 {
+		t.Fatalf("%d threats after two appends, want 2", len(got))
+	}
+	for i, th := range got {
+		if s := sorted(th.Stones()); !slices.Equal(s, pts(4, 5, 5, 5, 6, 5)) {
+			t.Errorf("threat %d: stones %v", i, s)
+		}
+	}
+	if all := b.Threats(Open3(a, gomoku.White, nil), gomoku.White); len(all) != 2 {
+		t.Errorf("Threats after Open3 of another position: %d, want 2", len(all))
+	}
+}

@@ -13,10 +13,12 @@ import (
 //     the five-point, Defence the same cell. Broken tells SSS.S and SS.SS
 //     (the seed's closed4_incompl) from SSSS. (half_closed4).
 //   - Shape StraightFour: .SSSS., both ends in Points; it cannot be defended.
-//   - Shape OpenThree / BrokenThree: three stones that become a straight
-//     four (or a double four) with a stone on one of Points; Defence holds
-//     every cell where an opponent stone stops that (the seed's open3 and
-//     open3_incompl).
+//   - Shape OpenThree / BrokenThree: stones that become a straight four
+//     or a double four with a stone on one of Points; Defence holds every
+//     cell where an opponent stone stops that. Three stones (.SSS., .S.SS.)
+//     are the seed's open3 and open3_incompl; four stones (S.S.S.S, the
+//     seed's double4_inline before its move) can only become a double four
+//     and are reported by Double4Inline, not by the seed's three detectors.
 //   - Shape DoubleFour: a move, Points[0], that would make two fours in
 //     one line (the seed's double4_inline); Stones are the stones it joins
 //     and Defence the cells that stop it beforehand.
@@ -70,7 +72,7 @@ func (p *Position) fours(dst []Threat, side gomoku.Player) []Threat {
 			f := gomoku.Point(w*64 + bits.TrailingZeros64(word))
 			for d := range gomoku.Dirs {
 				if p.code[f][d][side-1] == Five {
-					dst = p.addLine(dst, side, f, gomoku.Dir(d), Four)
+					dst = p.addLine(dst, first, side, f, gomoku.Dir(d), Four)
 				}
 			}
 		}
@@ -97,7 +99,7 @@ func (p *Position) threes(dst []Threat, side gomoku.Player) []Threat {
 			e := gomoku.Point(w*64 + bits.TrailingZeros64(word))
 			for d := range gomoku.Dirs {
 				if s := p.code[e][d][side-1]; s == StraightFour || s == DoubleFour {
-					dst = p.addLine(dst, side, e, gomoku.Dir(d), OpenThree)
+					dst = p.addLine(dst, first, side, e, gomoku.Dir(d), OpenThree)
 				}
 			}
 		}
@@ -112,8 +114,10 @@ func (p *Position) threes(dst []Threat, side gomoku.Player) []Threat {
 // (q a five-point) the stones are the run through q; for a three (q a
 // straight-four or double-four point) they are side's stones strictly
 // between the outermost five-points a stone at q would make. Threats with
-// the same stones and direction are merged, collecting their points.
-func (p *Position) addLine(dst []Threat, side gomoku.Player, q gomoku.Point, d gomoku.Dir, shape Shape) []Threat {
+// the same stones and direction are merged, collecting their points; only
+// dst[first:] is searched, so the caller's earlier threats (perhaps of
+// another position) are never merged into.
+func (p *Position) addLine(dst []Threat, first int, side gomoku.Player, q gomoku.Point, d gomoku.Dir, shape Shape) []Threat {
 	own, blocked := p.b.Window(q, d, side)
 	var m uint32
 	if shape == Four {
@@ -133,7 +137,7 @@ func (p *Position) addLine(dst []Threat, side gomoku.Player, q gomoku.Point, d g
 		t.stones[t.ns] = step(q, d, bits.TrailingZeros32(m)-radius)
 		t.ns++
 	}
-	for i := range dst {
+	for i := first; i < len(dst); i++ {
 		if o := &dst[i]; o.Side == side && o.Dir == d && o.ns == t.ns && o.stones == t.stones {
 			o.addPoint(q)
 			return dst
@@ -187,14 +191,16 @@ func step(q gomoku.Point, d gomoku.Dir, k int) gomoku.Point {
 	return gomoku.Pt(q.X()+k*dx, q.Y()+k*dy)
 }
 
-// Open3 is the seed's open3: side's threes whose stones are one run
+// Open3 is the seed's open3: side's threes of three stones in one run
 // (.SSS.), with the cells that defend against them.
 func Open3(pos *Position, side gomoku.Player, dst []Threat) []Threat {
 	return pos.pick(dst, side, OpenThree, false, false)
 }
 
-// Open3Incompl is the seed's open3_incompl: side's threes with a gap in
-// their stones (.S.SS., .SS.S.), with their defence cells.
+// Open3Incompl is the seed's open3_incompl: side's threes of three stones
+// with a gap (.S.SS., .SS.S.), with their defence cells. Four stones that
+// one move turns into two fours in one line (x o . . o o . o x) are no
+// three: see Double4Inline.
 func Open3Incompl(pos *Position, side gomoku.Player, dst []Threat) []Threat {
 	return pos.pick(dst, side, BrokenThree, true, false)
 }
@@ -221,7 +227,7 @@ func (p *Position) pick(dst []Threat, side gomoku.Player, shape Shape, broken, f
 	}
 	out := dst[:first]
 	for _, t := range dst[first:] {
-		if t.Shape == shape && t.Broken == broken {
+		if t.Shape == shape && t.Broken == broken && (four || t.ns == 3) {
 			out = append(out, t)
 		}
 	}
