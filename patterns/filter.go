@@ -31,7 +31,7 @@ func (l Level) String() string {
 type Config struct {
 	NoMiniForce bool // accept every double threat without looking for a refutation
 	ForceNodes  int  // node budget of one mini-force search; 0 means 300
-	ForceDepth  int  // opponent fours looked at in a row by mini-force; 0 means 10
+	ForceDepth  int  // opponent fours looked at in a row by mini-force; 0 means 10, at most 15
 }
 
 // Result is what Filter found. Its slices are reused by the next Filter

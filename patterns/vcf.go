@@ -8,7 +8,7 @@ import (
 
 // Limits bound a VCF search. The zero value means the defaults.
 type Limits struct {
-	MaxDepth int       // attacking moves at most; 0 means 20
+	MaxDepth int       // fours at most before the five (which is not counted); 0 means 20
 	MaxNodes int       // positions visited at most; 0 means 100,000
 	Table    *VCFTable // optional transposition table, owned by the caller
 	Line     []gomoku.Point

@@ -50,9 +50,9 @@ func refereeLine(t *testing.T, b0 *gomoku.Board, side gomoku.Player, line []gomo
 	}
 }
 
-// TestVCFLong: acceptance 4 of issue 3, known wins of 8 to 11 attacking
-// moves from real games. The line is refereed move by move with gomoku's
-// win check, and one attacking move fewer is not enough.
+// TestVCFLong: acceptance 4 of issue 3, known wins of 8 to 11 fours (9 to
+// 12 attacking moves with the five) from real games. The line is refereed
+// move by move with gomoku's win check, and one four fewer is not enough.
 func TestVCFLong(t *testing.T) {
 	for i, tc := range longVCFs {
 		pos := diagram(t, gomoku.Freestyle, tc.board)
@@ -72,8 +72,8 @@ func TestVCFLong(t *testing.T) {
 		if err := pos.Check(); err != nil {
 			t.Fatal(err)
 		}
-		if att := (len(line) + 1) / 2; att < tc.depth {
-			t.Errorf("position %d: a %d-move line beats the known minimum %d", i, att, tc.depth)
+		if fours := len(line) / 2; fours < tc.depth || len(line)%2 != 1 {
+			t.Errorf("position %d: a line of %d moves (%d fours) beats the known minimum of %d fours", i, len(line), fours, tc.depth)
 		}
 		refereeLine(t, pos.Board(), side, line)
 		if _, ok, _ := VCF(pos, side, Limits{MaxDepth: tc.depth - 1, MaxNodes: 1 << 22}); ok {

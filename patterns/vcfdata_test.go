@@ -1,8 +1,9 @@
 package patterns
 
 // Positions with a long VCF, reached by seeded random self-play (games of
-// the filter with random moves mixed in); depth is the fewest attacking
-// moves that win. Generated once; checked by TestVCFLong.
+// the filter with random moves mixed in); depth is the fewest fours that
+// win (Limits.MaxDepth: the final five, one more attacking move, is not
+// counted). Generated once; checked by TestVCFLong.
 var longVCFs = []struct {
 	depth int
 	side  string
