@@ -78,6 +78,21 @@ func TestFilter(t *testing.T) {
 			t.Errorf("threats %+v, side %v", res.Threats, res.Side)
 		}
 	})
+	t.Run("standard: an opponent four whose only five is six is not blocked", func(t *testing.T) {
+		m := map[int]string{3: "xoooo.o.x......", 8: ".....xx........"}
+		// (5,3) gives white o o o o o . o in freestyle, six in standard
+		wantResult(t, filterOf(t, rows(t, gomoku.Freestyle, m), x, Config{}), Trivial, false, pts(5, 3))
+		if res := filterOf(t, rows(t, gomoku.Standard, m), x, Config{}); res.Level != Radius {
+			t.Errorf("standard: %v %v %v, want radius", res.Level, res.Attack, res.Moves)
+		}
+	})
+	t.Run("standard: a three whose straight fours make six is not defended", func(t *testing.T) {
+		m := map[int]string{3: "o..ooo..o......", 9: "..........xx..."}
+		wantResult(t, filterOf(t, rows(t, gomoku.Freestyle, m), x, Config{}), Trivial2nd, false, pts(2, 3, 6, 3))
+		if res := filterOf(t, rows(t, gomoku.Standard, m), x, Config{}); res.Level != Radius {
+			t.Errorf("standard: %v %v %v, want radius", res.Level, res.Attack, res.Moves)
+		}
+	})
 	t.Run("two opponent five-points are both returned", func(t *testing.T) {
 		pos := rows(t, gomoku.Freestyle, map[int]string{3: "...oooo........", 8: ".....xx........"})
 		wantResult(t, filterOf(t, pos, x, Config{}), Trivial, false, pts(2, 3, 7, 3))
@@ -118,10 +133,7 @@ func TestFilter(t *testing.T) {
 	t.Run("four-three is a force", func(t *testing.T) {
 		pos := rows(t, gomoku.Freestyle, map[int]string{
 			5: ".......x.......", 6: ".......x.......", 7: "...oxxx........", 12: "oo.o..........."})
-		res := filterOf(t, pos, x, Config{})
-		if res.Level != Force || !res.Attack || !slices.Contains(res.Moves, gomoku.Pt(7, 7)) {
-			t.Errorf("%+v", res)
-		}
+		wantResult(t, filterOf(t, pos, x, Config{}), Force, true, pts(7, 7))
 	})
 	t.Run("double three is a force", func(t *testing.T) {
 		pos := rows(t, gomoku.Freestyle, map[int]string{
