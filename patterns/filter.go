@@ -223,10 +223,10 @@ func (mf *miniForce) refuted(m gomoku.Point) bool {
 
 // survives: the defender to move; does it escape the attacker's threats?
 func (mf *miniForce) survives(depth int) bool {
-	mf.nodes++
 	if mf.budget--; mf.budget < 0 {
 		return false
 	}
+	mf.nodes++
 	p, a, d := mf.pos, mf.a, mf.d
 	if p.sets[d-1][MakesFive].count() > 0 {
 		return true // the defender wins first

@@ -335,7 +335,8 @@ func (p *Position) Points(dst []gomoku.Point, c Class, side gomoku.Player) []gom
 
 // Gain appends the cells where, after a stone of side at q, a second stone
 // would raise the shape along d: the five-points of a four, the
-// straight-four points of a three, the four points of a closed three.
+// straight-four or double-four points of a three, the four points of a
+// closed three, the three points of a two.
 func (p *Position) Gain(dst []gomoku.Point, q gomoku.Point, d gomoku.Dir, side gomoku.Player) []gomoku.Point {
 	own, blocked := p.b.Window(q, d, side)
 	return appendWindow(dst, q, d, p.tab.gain[key(own, blocked)])
