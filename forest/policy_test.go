@@ -205,17 +205,7 @@ func BenchmarkPolicyScores(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	pol, _ := NewPolicy(m, DefaultPolicyConfig, nil)
-	ps, rs := middleGames(b, 16)
-	cands := 0
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		k := i % len(ps)
-		pol.Scores(ps[k], &rs[k], nil, rs[k].Moves)
-		cands += len(rs[k].Moves)
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(cands), "ns/candidate")
+	benchMoveChoice(b, m)
 }
 
 // BenchmarkShippedModel: the shipped model (data/model.ocf) choosing a
@@ -227,6 +217,12 @@ func BenchmarkShippedModel(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchMoveChoice(b, m)
+}
+
+// benchMoveChoice times model m choosing the best move in middle-game
+// positions: one op is a whole move choice; ns/candidate is reported.
+func benchMoveChoice(b *testing.B, m *Model) {
 	pol, _ := NewPolicy(m, DefaultPolicyConfig, nil)
 	ps, rs := middleGames(b, 16)
 	cands := 0
