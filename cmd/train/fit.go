@@ -80,10 +80,7 @@ func fitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	model := fs.String("model", "data/model.ocf", "model `file` to write")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	fc.register(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	if err := fc.validate(); err != nil {

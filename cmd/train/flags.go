@@ -47,8 +47,12 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	return found
 }
 
-// noArgs refuses positional arguments for commands that take none.
-func noArgs(fs *flag.FlagSet) error {
+// parseNoArgs parses args for a command that takes flags only, refusing
+// positional arguments.
+func parseNoArgs(fs *flag.FlagSet, args []string) error {
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("%s: unexpected argument %q (see -h)", fs.Name(), fs.Arg(0))}
 	}

@@ -80,10 +80,7 @@ func pruneCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlags("prune", "[-db FILE] [-min N]", pruneAbout, stderr)
 	dbPath := fs.String("db", defaultDB, "database `file`")
 	minGames := fs.Int64("min", store.DefaultPruneMinGames, "keep positions seen in at least this many games")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	if *minGames < 1 {
@@ -118,10 +115,7 @@ func concludeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.Int64Var(&c.MinGames, "min-games", c.MinGames, "games a move needs before it can be judged")
 	fs.Float64Var(&c.Margin, "margin", c.Margin, "how far below the best sibling's mean weight")
 	fs.Float64Var(&c.MaxMean, "max-mean", c.MaxMean, "mean weight must also be below this")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	if err := c.Validate(); err != nil {
@@ -147,10 +141,7 @@ func statsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlags("stats", "[-db FILE] [-json]", statsAbout, stderr)
 	dbPath := fs.String("db", defaultDB, "database `file`")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	db, err := openReadOnlyDB(*dbPath)
@@ -216,10 +207,7 @@ func exportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := newFlags("export", "[-db FILE] [-o FILE]", exportAbout, stderr)
 	dbPath := fs.String("db", defaultDB, "database `file`")
 	out := fs.String("o", "-", "output `file` (- for standard output)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	db, err := openReadOnlyDB(*dbPath)

@@ -24,10 +24,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := newFlags("report", "[-db FILE] [-o FILE]", reportAbout, stderr)
 	dbPath := fs.String("db", defaultDB, "database `file`")
 	out := fs.String("o", "data/learning-curve.png", "chart `file` (.png or .svg)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	switch strings.ToLower(filepath.Ext(*out)) {

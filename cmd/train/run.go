@@ -43,10 +43,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	gens := fs.Int("generations", 0, "learning-loop generations: self-play, fit, gate match, record (0: self-play only)")
 	fc.register(fs)
 	gate.register(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	if err := cfg.validate(flagSet(fs, "duration")); err != nil {
