@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+
+	"ocvist/internal/splitmix"
 )
 
 // Errors of Play, Put and Undo, for errors.Is.
@@ -46,7 +48,7 @@ type Board struct {
 	cells  [NumCells]Player
 	lines  [2][4][maxLines]uint32 // per player (Black, White), direction, line
 	near   [NumCells]uint8        // stones within the radius of each cell
-	cand   [4]uint64              // empty cells with near > 0
+	cand   Set                    // empty cells with near > 0
 	hist   [NumCells]Point        // stones in the order they were placed
 	n      int                    // stones on the board
 	counts [3]int                 // stones per player
@@ -169,25 +171,16 @@ func (b *Board) Undo() (Point, error) {
 
 // Candidates appends to dst the empty cells within the radius of any stone,
 // in increasing point order, and returns it.
-func (b *Board) Candidates(dst []Point) []Point {
-	for w, word := range b.cand {
-		for word != 0 {
-			i := bits.TrailingZeros64(word)
-			word &= word - 1
-			dst = append(dst, Point(w*64+i))
-		}
-	}
-	return dst
-}
+func (b *Board) Candidates(dst []Point) []Point { return b.cand.AppendTo(dst) }
+
+// CandidateSet returns the candidate cells as a set.
+func (b *Board) CandidateSet() Set { return b.cand }
 
 // NumCandidates is the size of the candidate set.
-func (b *Board) NumCandidates() int {
-	return bits.OnesCount64(b.cand[0]) + bits.OnesCount64(b.cand[1]) +
-		bits.OnesCount64(b.cand[2]) + bits.OnesCount64(b.cand[3])
-}
+func (b *Board) NumCandidates() int { return b.cand.Len() }
 
 // IsCandidate reports whether p is empty and within the radius of a stone.
-func (b *Board) IsCandidate(p Point) bool { return b.cand[p>>6]&(1<<(p&63)) != 0 }
+func (b *Board) IsCandidate(p Point) bool { return b.cand.Has(p) }
 
 func (b *Board) set(p Point, c Player) {
 	b.cells[p] = c
@@ -198,11 +191,11 @@ func (b *Board) set(p Point, c Player) {
 	b.n++
 	b.counts[c]++
 	b.hash ^= zobrist[c-1][p]
-	b.cand[p>>6] &^= 1 << (p & 63)
+	b.cand.Remove(p)
 	for _, q := range nearCells[b.radius][p] {
 		b.near[q]++
 		if b.cells[q] == Empty {
-			b.cand[q>>6] |= 1 << (q & 63)
+			b.cand.Add(q)
 		}
 	}
 }
@@ -219,11 +212,11 @@ func (b *Board) clear(p Point) {
 	for _, q := range nearCells[b.radius][p] {
 		b.near[q]--
 		if b.near[q] == 0 {
-			b.cand[q>>6] &^= 1 << (q & 63)
+			b.cand.Remove(q)
 		}
 	}
 	if b.near[p] > 0 {
-		b.cand[p>>6] |= 1 << (p & 63)
+		b.cand.Add(p)
 	}
 }
 
@@ -288,14 +281,10 @@ func init() {
 			}
 		}
 	}
-	s := uint64(0x0c715700c715700c) // fixed: hashes are stable across runs
+	src := splitmix.Source(0x0c715700c715700c) // fixed: hashes are stable across runs
 	for c := range zobrist {
 		for p := range zobrist[c] {
-			s += 0x9e3779b97f4a7c15
-			z := s
-			z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-			z = (z ^ z>>27) * 0x94d049bb133111eb
-			zobrist[c][p] = z ^ z>>31
+			zobrist[c][p] = src.Next()
 		}
 	}
 }

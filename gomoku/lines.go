@@ -79,6 +79,17 @@ func (b *Board) Window(p Point, d Dir, c Player) (own, blocked uint32) {
 	return own, blocked
 }
 
+// LineWords returns the line through p in direction d as the board keeps
+// it: a bit word of Black's stones, one of White's and one of the bits that
+// are not cells of the line (the wall), where the cell at index i along the
+// line (LineCells order) is bit i+WindowRadius; shift is p's index, so the
+// window around p is word>>shift. Package patterns reads its shapes from
+// these words: the board holds the one copy. Inlined in hot loops.
+func (b *Board) LineWords(d Dir, p Point) (black, white, wall uint32, shift uint32) {
+	l := lineOf[d][p]
+	return b.lines[0][d][l], b.lines[1][d][l], lineWall[d][l], uint32(posOf[d][p])
+}
+
 // LineCells returns the cells of the line through p in direction d, in order
 // of the direction's step, and p's index among them. The slice is shared:
 // do not modify it.

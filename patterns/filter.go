@@ -1,6 +1,8 @@
 package patterns
 
 import (
+	"iter"
+
 	"ocvist/gomoku"
 )
 
@@ -37,22 +39,22 @@ type Config struct {
 // Result is what Filter found. Its slices are reused by the next Filter
 // call that is given this Result.
 type Result struct {
-	Moves   []gomoku.Point // the candidates, in increasing point order
-	Level   Level
-	Attack  bool          // the candidates are the mover's threats (else defence)
-	Side    gomoku.Player // whose shapes decided the level: the mover when Attack, else the opponent
-	Threats []Threat      // Side's fours and threes behind the level (empty at Radius and Opening)
-	Nodes   int           // mini-force nodes spent
+	Moves  []gomoku.Point // the candidates, in increasing point order
+	Level  Level
+	Attack bool          // the candidates are the mover's threats (else defence)
+	Side   gomoku.Player // whose shapes decided the level: the mover when Attack, else the opponent
+	Nodes  int           // mini-force nodes spent
 }
 
 // Filter applies the seed's hierarchy for side, to move on pos (see the
 // package documentation), and returns the candidates. Pass the previous
 // Result to reuse its buffers: after warm-up a call allocates nothing. pos
 // is used for look-ahead (mini-force, defence checks) and restored before
-// return. If the game is over the result has no moves. Guarded by
-// BenchmarkFilter.
+// return. If the game is over the result has no moves. The threats behind
+// a forcing level are not listed (self-play never reads them): ask
+// pos.Threats(dst, res.Side) for them. Guarded by BenchmarkFilter.
 func Filter(pos *Position, side gomoku.Player, cfg Config, res Result) Result {
-	res = Result{Moves: res.Moves[:0], Threats: res.Threats[:0], Side: side, Attack: true}
+	res = Result{Moves: res.Moves[:0], Side: side, Attack: true}
 	b := &pos.b
 	opp := side.Other()
 	switch {
@@ -65,25 +67,25 @@ func Filter(pos *Position, side gomoku.Player, cfg Config, res Result) Result {
 	}
 	own, their := &pos.sets[side-1], &pos.sets[opp-1]
 	switch {
-	case own[MakesFive].count() > 0:
-		return pos.decided(res, Trivial, true, own[MakesFive])
-	case their[MakesFive].count() > 0:
-		return pos.decided(res, Trivial, false, their[MakesFive])
-	case own[MakesWin].count() > 0:
-		return pos.decided(res, Trivial2nd, true, own[MakesWin])
-	case their[MakesWin].count() > 0:
+	case !own[MakesFive].Empty():
+		return decided(res, Trivial, true, own[MakesFive])
+	case !their[MakesFive].Empty():
+		return decided(res, Trivial, false, their[MakesFive])
+	case !own[MakesWin].Empty():
+		return decided(res, Trivial2nd, true, own[MakesWin])
+	case !their[MakesWin].Empty():
 		return pos.defend(res, side)
 	}
-	if own[MakesDouble].count() > 0 || their[MakesDouble].count() > 0 {
+	if !own[MakesDouble].Empty() || !their[MakesDouble].Empty() {
 		set, n := pos.forces(side, cfg)
 		res.Nodes = n
-		if set.count() > 0 {
-			return pos.decided(res, Force, true, set)
+		if !set.Empty() {
+			return decided(res, Force, true, set)
 		}
 		set, n = pos.forces(opp, cfg)
 		res.Nodes += n
-		if set.count() > 0 {
-			return pos.decided(res, Force, false, set)
+		if !set.Empty() {
+			return decided(res, Force, false, set)
 		}
 	}
 	res.Level = Radius
@@ -91,14 +93,13 @@ func Filter(pos *Position, side gomoku.Player, cfg Config, res Result) Result {
 	return res
 }
 
-// decided fills res with the cells of set and the deciding side's threats.
-func (p *Position) decided(res Result, l Level, attack bool, set cellSet) Result {
+// decided fills res with the cells of set.
+func decided(res Result, l Level, attack bool, set gomoku.Set) Result {
 	res.Level, res.Attack = l, attack
 	if !attack {
 		res.Side = res.Side.Other()
 	}
-	res.Moves = set.appendTo(res.Moves)
-	res.Threats = p.Threats(res.Threats, res.Side)
+	res.Moves = set.AppendTo(res.Moves)
 	return res
 }
 
@@ -110,67 +111,74 @@ func (p *Position) defend(res Result, side gomoku.Player) Result {
 	opp := side.Other()
 	kill, any := p.killers(opp, side)
 	set := kill
-	if set.count() == 0 {
+	if set.Empty() {
 		set = any
 	}
-	four := p.sets[side-1][MakesFour]
-	for w := range set {
-		set[w] |= four[w]
-	}
-	return p.decided(res, Trivial2nd, false, set)
+	return decided(res, Trivial2nd, false, set.Union(p.sets[side-1][MakesFour]))
 }
 
 // killers returns the cells where a stone of def leaves att no cell that
 // makes two five-points (kill), and the union of the cells that could
-// stop some of them (any). A stone at d stops att's point w only if d is w
-// or a five-point of a four that w makes, so kill is searched within the
-// intersection of those sets and checked by playing.
-func (p *Position) killers(att, def gomoku.Player) (kill, any cellSet) {
-	var inter cellSet
-	first := true
-	var buf [8]gomoku.Point
+// stop some of them (any). Only the common stops of every such cell (see
+// stopSets) can be killers; each is checked by playing it.
+func (p *Position) killers(att, def gomoku.Player) (kill, any gomoku.Set) {
 	wins := p.sets[att-1][MakesWin]
-	for w, word := range wins {
-		for ; word != 0; word &= word - 1 {
-			q := gomoku.Point(w*64 + trailing(word))
-			var s cellSet
-			s.put(q, true)
-			for d := range gomoku.Dirs {
-				if p.code[q][d][att-1].IsFour() {
-					for _, f := range p.Gain(buf[:0], q, gomoku.Dir(d), att) {
-						s.put(f, true)
-					}
-				}
-			}
-			for i := range s {
-				any[i] |= s[i]
-				if first {
-					inter[i] = s[i]
-				} else {
-					inter[i] &= s[i]
-				}
-			}
-			first = false
+	all, any := p.stopSets(wins.All(), att, allDirs)
+	for q := range all.All() {
+		if p.Put(q, def) != nil {
+			continue
 		}
-	}
-	for w, word := range inter {
-		for ; word != 0; word &= word - 1 {
-			q := gomoku.Point(w*64 + trailing(word))
-			if p.Put(q, def) != nil {
-				continue
-			}
-			if p.sets[att-1][MakesWin].count() == 0 && p.sets[att-1][MakesFive].count() == 0 {
-				kill.put(q, true)
-			}
-			p.Undo()
+		if p.sets[att-1][MakesWin].Empty() && p.sets[att-1][MakesFive].Empty() {
+			kill.Add(q)
 		}
+		p.Undo()
 	}
 	return kill, any
 }
 
+// allDirs selects every direction in a stops mask.
+const allDirs = 0xf
+
+// stops returns the cells where an opponent stone keeps a stone of side at
+// q from making, along the directions in the mask dirs (bit d for
+// direction d), the fours it would make there: q itself and those fours'
+// five-points. For a cell q that makes two five-points these are exactly
+// the cells that stop it.
+func (p *Position) stops(q gomoku.Point, side gomoku.Player, dirs uint8) gomoku.Set {
+	var s gomoku.Set
+	s.Add(q)
+	var buf [8]gomoku.Point
+	for _, d := range gomoku.Dirs {
+		if dirs>>d&1 != 0 && p.code[q][d][side-1].IsFour() {
+			for _, f := range p.Gain(buf[:0], q, d, side) {
+				s.Add(f)
+			}
+		}
+	}
+	return s
+}
+
+// stopSets returns the cells that stop every one of points (all) and the
+// cells that stop at least one (any), as stops defines them. It is the
+// one computation behind the filter's defence (killers) and a three's
+// defence cells (threeDefence).
+func (p *Position) stopSets(points iter.Seq[gomoku.Point], side gomoku.Player, dirs uint8) (all, any gomoku.Set) {
+	first := true
+	for q := range points {
+		s := p.stops(q, side, dirs)
+		any = any.Union(s)
+		if first {
+			all, first = s, false
+		} else {
+			all = all.Intersect(s)
+		}
+	}
+	return all, any
+}
+
 // forces returns side's double-threat cells that mini-force does not
 // refute, and the nodes spent.
-func (p *Position) forces(side gomoku.Player, cfg Config) (cellSet, int) {
+func (p *Position) forces(side gomoku.Player, cfg Config) (gomoku.Set, int) {
 	set := p.sets[side-1][MakesDouble]
 	if cfg.NoMiniForce {
 		return set, 0
@@ -182,13 +190,10 @@ func (p *Position) forces(side gomoku.Player, cfg Config) (cellSet, int) {
 	if mf.depth <= 0 {
 		mf.depth = 10
 	}
-	var out cellSet
-	for w, word := range set {
-		for ; word != 0; word &= word - 1 {
-			m := gomoku.Point(w*64 + trailing(word))
-			if !mf.refuted(m) {
-				out.put(m, true)
-			}
+	var out gomoku.Set
+	for m := range set.All() {
+		if !mf.refuted(m) {
+			out.Add(m)
 		}
 	}
 	return out, mf.nodes
@@ -228,35 +233,35 @@ func (mf *miniForce) survives(depth int) bool {
 	}
 	mf.nodes++
 	p, a, d := mf.pos, mf.a, mf.d
-	if p.sets[d-1][MakesFive].count() > 0 {
+	if p.sets[d-1][MakesFive].Len() > 0 {
 		return true // the defender wins first
 	}
-	switch n := p.sets[a-1][MakesFive].count(); {
+	switch n := p.sets[a-1][MakesFive].Len(); {
 	case n >= 2:
 		return false
 	case n == 1:
-		return mf.blockFour(p.sets[a-1][MakesFive].first(), depth)
+		return mf.blockFour(p.sets[a-1][MakesFive].First(), depth)
 	}
-	if p.sets[d-1][MakesWin].count() > 0 || p.sets[a-1][MakesWin].count() == 0 {
+	if p.sets[d-1][MakesWin].Len() > 0 || p.sets[a-1][MakesWin].Len() == 0 {
 		return true // the defender's straight four comes first, or no threat is left
 	}
-	if kill, _ := p.killers(a, d); kill.count() > 0 {
+	if kill, _ := p.killers(a, d); kill.Len() > 0 {
 		return true
 	}
 	if depth == 0 {
 		return false
 	}
-	fours := p.sets[d-1][MakesFour].appendTo(mf.buf[depth][:0])
+	fours := p.sets[d-1][MakesFour].AppendTo(mf.buf[depth][:0])
 	for _, f := range fours {
 		if p.Put(f, d) != nil {
 			continue
 		}
 		ok := false
-		switch n := p.sets[d-1][MakesFive].count(); {
+		switch n := p.sets[d-1][MakesFive].Len(); {
 		case n >= 2:
 			ok = true
 		case n == 1:
-			g := p.sets[d-1][MakesFive].first()
+			g := p.sets[d-1][MakesFive].First()
 			if p.Put(g, a) == nil {
 				ok = p.b.Winner() != a && mf.survives(depth-1)
 				p.Undo()
@@ -279,11 +284,11 @@ func (mf *miniForce) blockFour(f gomoku.Point, depth int) bool {
 		return true
 	}
 	defer p.Undo()
-	switch n := p.sets[d-1][MakesFive].count(); {
+	switch n := p.sets[d-1][MakesFive].Len(); {
 	case n >= 2:
 		return true
 	case n == 1:
-		g := p.sets[d-1][MakesFive].first()
+		g := p.sets[d-1][MakesFive].First()
 		if p.Put(g, a) != nil {
 			return true
 		}
@@ -293,5 +298,5 @@ func (mf *miniForce) blockFour(f gomoku.Point, depth int) bool {
 		}
 		return depth > 0 && mf.survives(depth-1)
 	}
-	return p.sets[a-1][MakesWin].count() == 0 && p.sets[a-1][MakesFive].count() == 0
+	return p.sets[a-1][MakesWin].Len() == 0 && p.sets[a-1][MakesFive].Len() == 0
 }

@@ -74,8 +74,8 @@ func TestFilter(t *testing.T) {
 		})
 		res := filterOf(t, pos, x, Config{})
 		wantResult(t, res, Trivial, false, pts(7, 3))
-		if res.Side != o || len(res.Threats) != 1 || res.Threats[0].Shape != Four {
-			t.Errorf("threats %+v, side %v", res.Threats, res.Side)
+		if ths := pos.Threats(nil, res.Side); res.Side != o || len(ths) != 1 || ths[0].Shape != Four {
+			t.Errorf("threats %+v, side %v", ths, res.Side)
 		}
 	})
 	t.Run("standard: an opponent four whose only five is six is not blocked", func(t *testing.T) {
@@ -120,8 +120,8 @@ func TestFilter(t *testing.T) {
 		})
 		res := filterOf(t, pos, x, Config{})
 		wantResult(t, res, Trivial2nd, false, pts(5, 7, 9, 7, 5, 2, 6, 2))
-		if len(res.Threats) != 1 || res.Threats[0].Shape != OpenThree {
-			t.Errorf("threats %+v", res.Threats)
+		if ths := pos.Threats(nil, res.Side); len(ths) != 1 || ths[0].Shape != OpenThree {
+			t.Errorf("threats %+v", ths)
 		}
 	})
 	t.Run("broken three closed on one side: three defence points", func(t *testing.T) {

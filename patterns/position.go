@@ -31,43 +31,6 @@ func (c Class) String() string {
 	return "class?"
 }
 
-// cellSet is a set of cells as a bitset.
-type cellSet [4]uint64
-
-func (s *cellSet) put(p gomoku.Point, on bool) {
-	if on {
-		s[p>>6] |= 1 << (p & 63)
-	} else {
-		s[p>>6] &^= 1 << (p & 63)
-	}
-}
-
-func (s *cellSet) has(p gomoku.Point) bool { return s[p>>6]&(1<<(p&63)) != 0 }
-
-func (s *cellSet) count() int {
-	return bits.OnesCount64(s[0]) + bits.OnesCount64(s[1]) + bits.OnesCount64(s[2]) + bits.OnesCount64(s[3])
-}
-
-func (s *cellSet) appendTo(dst []gomoku.Point) []gomoku.Point {
-	for w, word := range s {
-		for word != 0 {
-			dst = append(dst, gomoku.Point(w*64+bits.TrailingZeros64(word)))
-			word &= word - 1
-		}
-	}
-	return dst
-}
-
-// first returns the lowest cell of the set, or NoPoint.
-func (s *cellSet) first() gomoku.Point {
-	for w, word := range s {
-		if word != 0 {
-			return gomoku.Point(w*64 + bits.TrailingZeros64(word))
-		}
-	}
-	return gomoku.NoPoint
-}
-
 // Position is a board together with, for every empty cell, direction and
 // side, the Shape a stone there would make, kept up to date by Play, Put
 // and Undo (only the empty cells on the four lines within
@@ -78,45 +41,16 @@ func (s *cellSet) first() gomoku.Point {
 // It is not safe for concurrent mutation; independent positions may be used
 // concurrently (the package has no mutable shared state).
 type Position struct {
-	b     gomoku.Board
+	b     gomoku.Board // holds the line words the shapes are read from (Board.LineWords)
 	tab   *table
-	lines [2][4][numLines]uint32       // per side-1, direction, line: a bit per stone (see lineIndex)
 	code  [gomoku.NumCells][4][2]Shape // shape per cell, direction, side-1; None on stones
 	cnt   [gomoku.NumCells][2]uint16   // per cell, side-1: sum of shapeCount over the directions
 	flags [gomoku.NumCells][2]uint8    // bit per Class, per side-1
-	sets  [2][numClasses]cellSet
+	sets  [2][numClasses]gomoku.Set
 }
 
-// Lines as bit words, laid out as gomoku lays out its own (which it does
-// not export): the cell at index i along a line (gomoku.LineCells order)
-// is bit i+radius, so the window of that cell is word>>i, and bits that
-// are not cells of the line are set in lineWall.
-const numLines = 2*gomoku.Size - 1
-
-var (
-	lineIndex [4][gomoku.NumCells]uint8 // line of a cell per direction
-	linePos   [4][gomoku.NumCells]uint8 // index of a cell along that line
-	lineWall  [4][numLines]uint32       // non-cell bits of each line
-	lineStep  [4]int                    // point delta of one step along each direction
-)
-
-func init() {
-	for d := range gomoku.Dirs {
-		dx, dy := gomoku.Dir(d).Step()
-		lineStep[d] = dx + dy*gomoku.Size
-		first := map[gomoku.Point]uint8{}
-		for q := gomoku.Point(0); q < gomoku.NumCells; q++ {
-			line, i := gomoku.LineCells(q, gomoku.Dir(d))
-			l, ok := first[line[0]]
-			if !ok {
-				l = uint8(len(first))
-				first[line[0]] = l
-				lineWall[d][l] = ^uint32((1<<len(line) - 1) << radius)
-			}
-			lineIndex[d][q], linePos[d][q] = l, uint8(i)
-		}
-	}
-}
+// lineStep is the point delta of one step along each direction.
+var lineStep = [4]int{1, gomoku.Size, gomoku.Size + 1, 1 - gomoku.Size}
 
 // NewPosition returns an empty position; it panics on invalid options, as
 // gomoku.New does.
@@ -137,16 +71,10 @@ func FromBoard(b *gomoku.Board) *Position {
 func (p *Position) Reset(b *gomoku.Board) {
 	p.b = *b
 	p.tab = &tables[b.Rule()]
-	p.lines = [2][4][numLines]uint32{}
 	p.code = [gomoku.NumCells][4][2]Shape{}
 	p.cnt = [gomoku.NumCells][2]uint16{}
 	p.flags = [gomoku.NumCells][2]uint8{}
-	p.sets = [2][numClasses]cellSet{}
-	for q := gomoku.Point(0); q < gomoku.NumCells; q++ {
-		if c := p.b.At(q); c != gomoku.Empty {
-			p.flip(q, c)
-		}
-	}
+	p.sets = [2][numClasses]gomoku.Set{}
 	for q := gomoku.Point(0); q < gomoku.NumCells; q++ {
 		if p.b.At(q) == gomoku.Empty {
 			for d := range gomoku.Dirs {
@@ -172,7 +100,6 @@ func (p *Position) Put(q gomoku.Point, c gomoku.Player) error {
 	if err := p.b.Put(q, c); err != nil {
 		return err
 	}
-	p.flip(q, c)
 	p.code[q] = [4][2]Shape{}
 	p.cnt[q] = [2]uint16{}
 	p.setFlags(q, 0, 0)
@@ -187,31 +114,18 @@ func (p *Position) Undo() (gomoku.Point, error) {
 	if err != nil {
 		return q, err
 	}
-	c := gomoku.Black
-	if p.lines[1][0][lineIndex[0][q]]>>(linePos[0][q]+radius)&1 != 0 {
-		c = gomoku.White
-	}
-	p.flip(q, c)
 	p.update(q) // q is empty again, so it is looked up too
 	return q, nil
-}
-
-// flip toggles a stone of c at q in the line words.
-func (p *Position) flip(q gomoku.Point, c gomoku.Player) {
-	for d := range 4 {
-		p.lines[c-1][d][lineIndex[d][q]] ^= 1 << (linePos[d][q] + radius)
-	}
 }
 
 // update looks up again the empty cells on the lines through q within the
 // window radius (q included when empty) whose shapes can depend on q (see
 // table.reach): a stone changes, on each of its lines, only the windows
-// along that line. Both sides' keys come from the
-// same three words. Hot: guarded by BenchmarkPlayUndo.
+// along that line. Both sides' keys come from the board's same three line
+// words. Hot: guarded by BenchmarkPlayUndo.
 func (p *Position) update(q gomoku.Point) {
 	for d := range 4 {
-		l, s := lineIndex[d][q], uint32(linePos[d][q])
-		bl, wh, wall := p.lines[0][d][l], p.lines[1][d][l], lineWall[d][l]
+		bl, wh, wall, s := p.b.LineWords(gomoku.Dir(d), q)
 		empty := ^(bl | wh | wall) >> s & p.tab.reach
 		for ; empty != 0; empty &= empty - 1 {
 			e := uint32(bits.TrailingZeros32(empty))
@@ -226,8 +140,8 @@ const windowMask = 1<<gomoku.WindowBits - 1
 
 // lookup sets the shapes of empty cell q in direction d from the line words.
 func (p *Position) lookup(q gomoku.Point, d int) {
-	l, s := lineIndex[d][q], linePos[d][q]
-	p.set(q, d, p.lines[0][d][l]>>s&windowMask, p.lines[1][d][l]>>s&windowMask, lineWall[d][l]>>s&windowMask)
+	bl, wh, wall, s := p.b.LineWords(gomoku.Dir(d), q)
+	p.set(q, d, bl>>s&windowMask, wh>>s&windowMask, wall>>s&windowMask)
 }
 
 // set sets the shapes of empty cell q in direction d from its window
@@ -258,7 +172,11 @@ func (p *Position) setFlags(q gomoku.Point, i int, f uint8) {
 	p.flags[q][i] = f
 	for ch := f ^ old; ch != 0; ch &= ch - 1 {
 		c := bits.TrailingZeros8(ch)
-		p.sets[i][c].put(q, f>>c&1 != 0)
+		if f>>c&1 != 0 {
+			p.sets[i][c].Add(q)
+		} else {
+			p.sets[i][c].Remove(q)
+		}
 	}
 }
 
@@ -326,11 +244,14 @@ func (p *Position) Has(q gomoku.Point, c Class, side gomoku.Player) bool {
 }
 
 // Count is the number of cells in class c for side.
-func (p *Position) Count(c Class, side gomoku.Player) int { return p.sets[side-1][c].count() }
+func (p *Position) Count(c Class, side gomoku.Player) int { return p.sets[side-1][c].Len() }
+
+// Set returns the cells of class c for side.
+func (p *Position) Set(c Class, side gomoku.Player) gomoku.Set { return p.sets[side-1][c] }
 
 // Points appends the cells of class c for side, in increasing order.
 func (p *Position) Points(dst []gomoku.Point, c Class, side gomoku.Player) []gomoku.Point {
-	return p.sets[side-1][c].appendTo(dst)
+	return p.sets[side-1][c].AppendTo(dst)
 }
 
 // Gain appends the cells where, after a stone of side at q, a second stone
@@ -405,9 +326,6 @@ func (p *Position) Check() error {
 		if r.flags[q] != p.flags[q] {
 			return fmt.Errorf("patterns: classes of %v are %v, rebuilt %v", q, p.flags[q], r.flags[q])
 		}
-	}
-	if r.lines != p.lines {
-		return fmt.Errorf("patterns: line words differ from rebuilt")
 	}
 	if r.sets != p.sets {
 		return fmt.Errorf("patterns: class sets differ from rebuilt")

@@ -2,6 +2,7 @@ package patterns
 
 import (
 	"math/bits"
+	"slices"
 
 	"ocvist/gomoku"
 )
@@ -67,13 +68,10 @@ func (p *Position) Threats(dst []Threat, side gomoku.Player) []Threat {
 func (p *Position) fours(dst []Threat, side gomoku.Player) []Threat {
 	first := len(dst)
 	set := p.sets[side-1][MakesFive]
-	for w, word := range set {
-		for ; word != 0; word &= word - 1 {
-			f := gomoku.Point(w*64 + bits.TrailingZeros64(word))
-			for d := range gomoku.Dirs {
-				if p.code[f][d][side-1] == Five {
-					dst = p.addLine(dst, first, side, f, gomoku.Dir(d), Four)
-				}
+	for f := range set.All() {
+		for _, d := range gomoku.Dirs {
+			if p.code[f][d][side-1] == Five {
+				dst = p.addLine(dst, first, side, f, d, Four)
 			}
 		}
 	}
@@ -94,13 +92,10 @@ func (p *Position) fours(dst []Threat, side gomoku.Player) []Threat {
 func (p *Position) threes(dst []Threat, side gomoku.Player) []Threat {
 	first := len(dst)
 	set := p.sets[side-1][MakesWin]
-	for w, word := range set {
-		for ; word != 0; word &= word - 1 {
-			e := gomoku.Point(w*64 + bits.TrailingZeros64(word))
-			for d := range gomoku.Dirs {
-				if s := p.code[e][d][side-1]; s == StraightFour || s == DoubleFour {
-					dst = p.addLine(dst, first, side, e, gomoku.Dir(d), OpenThree)
-				}
+	for e := range set.All() {
+		for _, d := range gomoku.Dirs {
+			if s := p.code[e][d][side-1]; s == StraightFour || s == DoubleFour {
+				dst = p.addLine(dst, first, side, e, d, OpenThree)
 			}
 		}
 	}
@@ -149,28 +144,11 @@ func (p *Position) addLine(dst []Threat, first int, side gomoku.Player, q gomoku
 
 // threeDefence fills the defence of a three: the cells that, occupied by
 // the opponent, leave none of its points a straight-four or double-four
-// point. An opponent stone at d stops point e exactly when d is e or one
-// of the five-points a stone at e would make, so the defence is the
-// intersection of those sets over the points.
+// point along its line: the common stops of its points (see stopSets).
 func (p *Position) threeDefence(t *Threat) {
-	var inter cellSet
-	for k, e := range t.Points() {
-		var s cellSet
-		s.put(e, true)
-		var buf [4]gomoku.Point
-		for _, f := range p.Gain(buf[:0], e, t.Dir, t.Side) {
-			s.put(f, true)
-		}
-		if k == 0 {
-			inter = s
-		} else {
-			for w := range inter {
-				inter[w] &= s[w]
-			}
-		}
-	}
+	all, _ := p.stopSets(slices.Values(t.Points()), t.Side, 1<<t.Dir)
 	var buf [8]gomoku.Point
-	t.nd = uint8(copy(t.defence[:], inter.appendTo(buf[:0])))
+	t.nd = uint8(copy(t.defence[:], all.AppendTo(buf[:0])))
 }
 
 // fourStones are the stones of the fives that the five-points in gain
@@ -240,29 +218,25 @@ func (p *Position) pick(dst []Threat, side gomoku.Player, shape Shape, broken, f
 // the cells that would become its five-points.
 func Double4Inline(pos *Position, side gomoku.Player, dst []Threat) []Threat {
 	set := pos.sets[side-1][MakesWin]
-	for w, word := range set {
-		for ; word != 0; word &= word - 1 {
-			q := gomoku.Point(w*64 + bits.TrailingZeros64(word))
-			for d := range gomoku.Dirs {
-				if pos.code[q][d][side-1] != DoubleFour {
-					continue
-				}
-				own, blocked := pos.b.Window(q, gomoku.Dir(d), side)
-				k := key(own, blocked)
-				gain := uint32(pos.tab.gain[k])
-				t := Threat{Side: side, Shape: DoubleFour, Dir: gomoku.Dir(d), Broken: true}
-				for m := fourStones(own|centre, gain); m != 0 && int(t.ns) < len(t.stones); m &= m - 1 {
-					t.stones[t.ns] = step(q, gomoku.Dir(d), bits.TrailingZeros32(m)-radius)
-					t.ns++
-				}
-				t.addPoint(q)
-				t.defence[0], t.nd = q, 1
-				for m := gain; m != 0; m &= m - 1 {
-					t.defence[t.nd] = step(q, gomoku.Dir(d), bits.TrailingZeros32(m)-radius)
-					t.nd++
-				}
-				dst = append(dst, t)
+	for q := range set.All() {
+		for _, d := range gomoku.Dirs {
+			if pos.code[q][d][side-1] != DoubleFour {
+				continue
 			}
+			own, blocked := pos.b.Window(q, d, side)
+			gain := uint32(pos.tab.gain[key(own, blocked)])
+			t := Threat{Side: side, Shape: DoubleFour, Dir: d, Broken: true}
+			for m := fourStones(own|centre, gain); m != 0 && int(t.ns) < len(t.stones); m &= m - 1 {
+				t.stones[t.ns] = step(q, d, bits.TrailingZeros32(m)-radius)
+				t.ns++
+			}
+			t.addPoint(q)
+			t.defence[0], t.nd = q, 1
+			for m := gain; m != 0; m &= m - 1 {
+				t.defence[t.nd] = step(q, d, bits.TrailingZeros32(m)-radius)
+				t.nd++
+			}
+			dst = append(dst, t)
 		}
 	}
 	return dst

@@ -1,8 +1,6 @@
 package patterns
 
 import (
-	"math/bits"
-
 	"ocvist/gomoku"
 )
 
@@ -106,11 +104,11 @@ func (s *vcfSearch) search(depth int) bool {
 	}
 	s.nodes++
 	p := s.pos
-	if f := p.sets[s.a-1][MakesFive].first(); f != gomoku.NoPoint {
+	if f := p.sets[s.a-1][MakesFive].First(); f != gomoku.NoPoint {
 		s.line = append(s.line, f)
 		return true
 	}
-	nd := p.sets[s.d-1][MakesFive].count()
+	nd := p.sets[s.d-1][MakesFive].Len()
 	if nd >= 2 || depth == 0 {
 		return false
 	}
@@ -120,7 +118,7 @@ func (s *vcfSearch) search(depth int) bool {
 	}
 	moves := s.moves[depth][:0]
 	if nd == 1 {
-		if g := p.sets[s.d-1][MakesFive].first(); p.Has(g, MakesFour, s.a) {
+		if g := p.sets[s.d-1][MakesFive].First(); p.Has(g, MakesFour, s.a) {
 			moves = append(moves, g)
 		}
 	} else {
@@ -147,14 +145,15 @@ func (s *vcfSearch) order(moves []gomoku.Point) []gomoku.Point {
 		win[w] &= four[w]
 		four[w] &^= win[w]
 	}
-	moves = win.appendTo(moves)
+	moves = win.AppendTo(moves)
 	if len(moves) > 0 {
 		return moves[:1]
 	}
-	for w := range four { // stop at the buffer's capacity
-		for word := four[w]; word != 0 && len(moves) < cap(moves); word &= word - 1 {
-			moves = append(moves, gomoku.Point(w*64+trailing(word)))
+	for q := range four.All() {
+		if len(moves) == cap(moves) { // stop at the buffer's capacity
+			break
 		}
+		moves = append(moves, q)
 	}
 	return moves
 }
@@ -167,15 +166,15 @@ func (s *vcfSearch) try(m gomoku.Point, depth int) bool {
 	}
 	defer p.Undo()
 	fives := &p.sets[s.a-1][MakesFive]
-	n := fives.count()
+	n := fives.Len()
 	if n == 0 {
 		return false
 	}
-	f := fives.first()
+	f := fives.First()
 	if n >= 2 {
 		rest := *fives
-		rest.put(f, false)
-		s.line = append(s.line, m, f, rest.first())
+		rest.Remove(f)
+		s.line = append(s.line, m, f, rest.First())
 		return true
 	}
 	if p.Put(f, s.d) != nil {
@@ -192,5 +191,3 @@ func (s *vcfSearch) try(m gomoku.Point, depth int) bool {
 	s.line = s.line[:len(s.line)-2]
 	return false
 }
-
-func trailing(w uint64) int { return bits.TrailingZeros64(w) }

@@ -1,0 +1,88 @@
+package gomoku
+
+import (
+	"iter"
+	"math/bits"
+)
+
+// Set is a set of points as a bitset over the NumCells cells: bit p%64 of
+// word p/64 is set when p is a member. It is a small value: copying it
+// gives an independent set. The zero value is the empty set.
+//
+// Set is the one bit-set type of Ocvist: the board's candidate cells and
+// the class sets of package patterns are Sets, and All is the one way to
+// walk one.
+type Set [4]uint64
+
+// Add puts p in the set.
+func (s *Set) Add(p Point) { s[p>>6] |= 1 << (p & 63) }
+
+// Remove takes p out of the set.
+func (s *Set) Remove(p Point) { s[p>>6] &^= 1 << (p & 63) }
+
+// Has reports whether p is in the set.
+func (s *Set) Has(p Point) bool { return s[p>>6]&(1<<(p&63)) != 0 }
+
+// Len is the number of points in the set.
+func (s *Set) Len() int {
+	return bits.OnesCount64(s[0]) + bits.OnesCount64(s[1]) + bits.OnesCount64(s[2]) + bits.OnesCount64(s[3])
+}
+
+// Empty reports whether the set has no points.
+func (s *Set) Empty() bool { return s[0]|s[1]|s[2]|s[3] == 0 }
+
+// First returns the lowest point of the set, or NoPoint if it is empty.
+func (s *Set) First() Point {
+	for w, word := range s {
+		if word != 0 {
+			return Point(w*64 + bits.TrailingZeros64(word))
+		}
+	}
+	return NoPoint
+}
+
+// All yields the points of the set in increasing order. The set is read
+// once, when the iteration starts, so the loop body may change it.
+func (s *Set) All() iter.Seq[Point] {
+	c := *s
+	return func(yield func(Point) bool) {
+		for w, word := range c {
+			for ; word != 0; word &= word - 1 {
+				if !yield(Point(w*64 + bits.TrailingZeros64(word))) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// AppendTo appends the points of the set to dst in increasing order and
+// returns it.
+func (s *Set) AppendTo(dst []Point) []Point {
+	for p := range s.All() {
+		dst = append(dst, p)
+	}
+	return dst
+}
+
+// Union returns the points in s or t.
+func (s Set) Union(t Set) Set { return Set{s[0] | t[0], s[1] | t[1], s[2] | t[2], s[3] | t[3]} }
+
+// Intersect returns the points in both s and t.
+func (s Set) Intersect(t Set) Set { return Set{s[0] & t[0], s[1] & t[1], s[2] & t[2], s[3] & t[3]} }
+
+// Minus returns the points of s that are not in t.
+func (s Set) Minus(t Set) Set { return Set{s[0] &^ t[0], s[1] &^ t[1], s[2] &^ t[2], s[3] &^ t[3]} }
+
+// Distance is the Chebyshev distance between p and q: the number of king
+// steps from one to the other, the measure of the board's candidate radius.
+func (p Point) Distance(q Point) int {
+	return max(absInt(p.X()-q.X()), absInt(p.Y()-q.Y()))
+}
+
+func absInt(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
