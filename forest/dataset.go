@@ -9,6 +9,7 @@ import (
 
 	"ocvist/canon"
 	"ocvist/gomoku"
+	"ocvist/internal/splitmix"
 	"ocvist/patterns"
 	"ocvist/store"
 )
@@ -61,7 +62,7 @@ func BuildDatasets(ctx context.Context, scan func(minGames int64, fn func(store.
 		}
 		g := groupOf(m.Key)
 		dst := &tr
-		if float64(mix(g^cfg.Seed)>>11)/(1<<53) < cfg.Holdout {
+		if float64(splitmix.Mix(g^cfg.Seed)>>11)/(1<<53) < cfg.Holdout {
 			dst = &te
 		}
 		wins := float64(m.Games+m.WSum) / 2 / float64(m.Games)
@@ -179,11 +180,4 @@ func groupOf(key string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(key))
 	return h.Sum64()
-}
-
-// mix is the SplitMix64 finaliser.
-func mix(z uint64) uint64 {
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
 }

@@ -89,7 +89,7 @@ func Features(dst []float64, pos *patterns.Position, f *patterns.Result, q gomok
 			if p == gomoku.NoPoint || b.At(p) == gomoku.Empty {
 				continue
 			}
-			d := max(abs(dx), abs(dy))
+			d := p.Distance(q)
 			if b.At(p) == me {
 				near[d][0]++
 				ownDist = min(ownDist, d)
@@ -128,7 +128,7 @@ func Features(dst []float64, pos *patterns.Position, f *patterns.Result, q gomok
 func nearest(b *gomoku.Board, q gomoku.Point, me gomoku.Player) (own, opp int) {
 	own, opp = 15, 15
 	for _, p := range b.History() {
-		d := max(abs(p.X()-q.X()), abs(p.Y()-q.Y()))
+		d := p.Distance(q)
 		if b.At(p) == me {
 			own = min(own, d)
 		} else {
@@ -145,11 +145,4 @@ func b2f(v bool) float64 {
 		return 1
 	}
 	return 0
-}
-
-func abs(v int) int {
-	if v < 0 {
-		return -v
-	}
-	return v
 }

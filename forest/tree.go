@@ -3,6 +3,8 @@ package forest
 import (
 	"context"
 	"math/rand/v2"
+
+	"ocvist/internal/splitmix"
 )
 
 // trainSet is the quantised training data, shared read-only by the trees.
@@ -85,11 +87,7 @@ func newBuilder(ctx context.Context, ts *trainSet, cfg Config) *builder {
 // forest seed and a SplitMix64 scramble of t, so trees are independent of
 // each other and of the order in which workers build them.
 func treeSource(seed int64, t int) *rand.Rand {
-	z := uint64(t) + 0x9e3779b97f4a7c15
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	z ^= z >> 31
-	return rand.New(rand.NewPCG(uint64(seed), z))
+	return rand.New(rand.NewPCG(uint64(seed), splitmix.Mix(uint64(t)+splitmix.Golden)))
 }
 
 // build grows tree t. It returns the tree or the context's error.
