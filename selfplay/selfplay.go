@@ -72,7 +72,7 @@ func (Uniform) Choose(t *Turn, rng *rand.Rand) gomoku.Point {
 type Player struct {
 	cfg       Config
 	policy    Policy
-	blacklist map[string][]store.Move // blacklisted moves by position key
+	blacklist store.Blacklist
 	empty     *gomoku.Board
 	pos       *patterns.Position
 	filter    patterns.Result
@@ -81,18 +81,14 @@ type Player struct {
 	movers    []gomoku.Player
 }
 
-// New returns a Player. cfg must be valid (see Config.Validate); a nil
+// New returns a Player. cfg must be valid (see Config.Validate); an empty
 // blacklist blacklists nothing.
 func New(cfg Config, policy Policy, blacklist store.Blacklist) *Player {
-	pl := &Player{
-		cfg: cfg, policy: policy, blacklist: map[string][]store.Move{},
+	return &Player{
+		cfg: cfg, policy: policy, blacklist: blacklist,
 		empty: gomoku.New(cfg.boardOptions()),
 		pos:   patterns.NewPosition(cfg.boardOptions()),
 	}
-	for km := range blacklist {
-		pl.blacklist[km.Key] = append(pl.blacklist[km.Key], km.Move)
-	}
-	return pl
 }
 
 // Moves returns the stones of the last game in the order they were placed,
@@ -118,7 +114,7 @@ func (pl *Player) Play(rng *rand.Rand) store.Game {
 		p := pl.policy.Choose(&t, rng)
 		m := t.Canon.ToCanon(p)
 		mover := b.ToMove()
-		pl.records = append(pl.records, store.Record{Key: t.Canon.Key, Move: store.Move{X: m.X, Y: m.Y}})
+		pl.records = append(pl.records, store.Record{Key: t.Canon.Key, Move: m})
 		pl.movers = append(pl.movers, mover)
 		if err := pl.pos.Play(p); err != nil {
 			panic(fmt.Sprintf("selfplay: policy chose %v: %v", p, err)) // a bug in the filter or policy
@@ -147,14 +143,17 @@ func (pl *Player) Play(rng *rand.Rand) store.Game {
 
 // allow removes blacklisted moves from cands unless that would leave none.
 func (pl *Player) allow(c canon.Position, cands []gomoku.Point) []gomoku.Point {
-	banned := pl.blacklist[c.Key]
+	if pl.blacklist.Len() == 0 {
+		return cands
+	}
+	banned := pl.blacklist.Moves(store.PositionID(c.Key))
 	if len(banned) == 0 {
 		return cands
 	}
 	pl.allowed = pl.allowed[:0]
 	for _, p := range cands {
 		m := c.ToCanon(p)
-		if !slices.Contains(banned, store.Move{X: m.X, Y: m.Y}) {
+		if !slices.ContainsFunc(banned, func(e store.BlacklistEntry) bool { return e.Move == m }) {
 			pl.allowed = append(pl.allowed, p)
 		}
 	}

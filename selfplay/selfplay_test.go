@@ -19,7 +19,7 @@ import (
 const fingerprint = "780043f0b5194a2ee3244434d037b8ba6bf5c64a2321aa8b04930e9303cbf9a9"
 
 func TestFingerprint(t *testing.T) {
-	pl := New(Config{}, Uniform{}, nil)
+	pl := New(Config{}, Uniform{}, store.Blacklist{})
 	rng := rand.New(rand.NewPCG(1, 2))
 	h := sha256.New()
 	for range 300 {
@@ -66,7 +66,7 @@ func replay(t *testing.T, cfg Config, moves []gomoku.Point, g store.Game) *gomok
 
 func TestRecords(t *testing.T) {
 	for _, cfg := range []Config{{}, {Rule: gomoku.Standard, Radius: 1}, {MaxPly: 12}} {
-		pl := New(cfg, Uniform{}, nil)
+		pl := New(cfg, Uniform{}, store.Blacklist{})
 		rng := rand.New(rand.NewPCG(9, 9))
 		results := map[int8]int{}
 		for range 300 {
@@ -120,32 +120,32 @@ func TestBlacklistAvoided(t *testing.T) {
 	b := gomoku.New(gomoku.Options{})
 	b.Play(gomoku.Center)
 	c := canon.Of(b)
-	all := store.Blacklist{}
+	all := map[store.KeyMove]bool{}
 	for _, p := range b.Candidates(nil) {
-		m := c.ToCanon(p)
-		all[store.KeyMove{Key: c.Key, Move: store.Move{X: m.X, Y: m.Y}}] = struct{}{}
+		all[store.KeyMove{Key: c.Key, Move: c.ToCanon(p)}] = true
 	}
 	if len(all) != 5 { // radius 2 around a stone: 24 cells in 5 symmetry classes
 		t.Fatalf("%d move classes around the centre stone, want 5", len(all))
 	}
 	diag := c.ToCanon(gomoku.Pt(8, 8))
-	keep := store.KeyMove{Key: c.Key, Move: store.Move{X: diag.X, Y: diag.Y}}
-	if _, ok := all[keep]; !ok {
+	keep := store.KeyMove{Key: c.Key, Move: diag}
+	if !all[keep] {
 		t.Fatalf("move %v not among %v", keep, all)
 	}
-	some := store.Blacklist{}
+	var some, every []store.KeyMove
 	for km := range all {
+		every = append(every, km)
 		if km != keep {
-			some[km] = struct{}{}
+			some = append(some, km)
 		}
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, tc := range []struct {
 		bl   store.Blacklist
 		only bool
-	}{{some, true}, {all, false}} {
+	}{{store.NewBlacklist(some...), true}, {store.NewBlacklist(every...), false}} {
 		pl := New(Config{}, Uniform{}, tc.bl)
-		moves := map[store.Move]int{}
+		moves := map[canon.Move]int{}
 		for range 200 {
 			g := pl.Play(rng)
 			moves[g.Records[0].Move]++
@@ -168,7 +168,7 @@ func TestOpenings(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	pl := New(cfg, Uniform{}, nil)
+	pl := New(cfg, Uniform{}, store.Blacklist{})
 	rng := rand.New(rand.NewPCG(5, 6))
 	used := map[int]int{}
 	for range 100 {
@@ -196,7 +196,7 @@ func TestOpenings(t *testing.T) {
 // BenchmarkPlay: one generation-0 game recorded in memory per op (DESIGN
 // target: 2,000 games/s per core).
 func BenchmarkPlay(b *testing.B) {
-	pl := New(Config{}, Uniform{}, nil)
+	pl := New(Config{}, Uniform{}, store.Blacklist{})
 	rng := rand.New(rand.NewPCG(1, 1))
 	plies := 0
 	b.ReportAllocs()

@@ -13,9 +13,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mattn/go-sqlite3"
+
+	"ocvist/gomoku"
 )
 
 // SchemaVersion is the schema version this package writes: the number of
@@ -24,6 +27,16 @@ var SchemaVersion = len(migrationNames())
 
 // applicationID marks Ocvist databases in the SQLite header ("OCVS").
 const applicationID = 0x4F435653
+
+// driverName is go-sqlite3 with the ocvist_pid(key) SQL function
+// (PositionID), which migration 3 needs.
+const driverName = "sqlite3_ocvist"
+
+func init() {
+	sql.Register(driverName, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+		return c.RegisterFunc("ocvist_pid", PositionID, true)
+	}})
+}
 
 // Reserved meta keys, managed by the store.
 const (
@@ -35,17 +48,15 @@ const (
 	metaID            = "db_id"
 	metaKind          = "kind"
 	metaPublished     = "published"
+	metaState         = "state"
 )
 
 var reservedMeta = map[string]bool{
 	metaSchemaVersion: true, metaKeyVersion: true, metaRule: true, metaBoardSize: true,
-	metaCreated: true, metaID: true, metaKind: true, metaPublished: true,
+	metaCreated: true, metaID: true, metaKind: true, metaPublished: true, metaState: true,
 }
 
-const (
-	kindDB    = "db"
-	kindShard = "shard"
-)
+const kindDB = "db"
 
 //go:embed migrations/*.sql
 var migrationFS embed.FS
@@ -67,24 +78,28 @@ func migrationNames() []string {
 	return names
 }
 
-// DB is an open Ocvist statistics database. Its methods are safe for
-// concurrent use by several goroutines.
+// DB is an open Ocvist statistics database: a SQLite file with its young
+// runs beside it. Its methods are safe for concurrent use by several
+// goroutines; they run one at a time.
 type DB struct {
+	mu       sync.Mutex
 	db       *sql.DB
 	path     string // absolute
+	young    string // directory of the young runs
 	cfg      Config
 	id       string
-	kind     string
 	readOnly bool
+	lock     *os.File // writer lock; nil when read-only
+	mature   *idSet   // ids of promoted positions; loaded by the first prune
 }
 
 // header is what a database file says about itself in its meta table.
 type header struct {
-	cfg       Config
-	schema    int
-	id        string
-	kind      string
-	published bool
+	cfg    Config
+	schema int
+	id     string
+	kind   string
+	state  string
 }
 
 type openMode int
@@ -95,87 +110,113 @@ const (
 	modeReadOnly                 // OpenReadOnly: must exist, never written
 )
 
-// Open opens the database at path for reading and writing, creating it with
-// cfg if the file is absent (or empty). An existing file must be an Ocvist
-// database of cfg's rule, key version and board size, and of a schema not
-// newer than SchemaVersion (older schemas are migrated); otherwise Open
-// returns an error wrapping ErrNotOcvist, ErrRuleMismatch, ErrKeyVersion,
-// ErrBoardSize, ErrSchemaVersion or ErrCorrupt and leaves the file unchanged.
+// Open opens the database at path for writing, creating it with cfg if the
+// file is absent (or empty). It takes the database's writer lock (see
+// ErrInUse) until Close. An existing file must be an Ocvist database of
+// cfg's rule, key version and board size, and of a schema not newer than
+// SchemaVersion (older schemas are migrated); otherwise Open returns an
+// error wrapping ErrNotOcvist, ErrShard, ErrRuleMismatch, ErrKeyVersion,
+// ErrBoardSize, ErrSchemaVersion or ErrCorrupt and leaves the file
+// unchanged.
 func Open(path string, cfg Config) (*DB, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return open(path, &cfg, modeCreate, kindDB, nil)
+	return open(path, &cfg, modeCreate)
 }
 
-// OpenExisting opens an existing Ocvist database for reading and writing,
-// taking its configuration from the file (e.g. for merge without knowing the
-// rule). A missing file gives an error wrapping fs.ErrNotExist.
+// OpenExisting opens an existing Ocvist database for writing (taking its
+// writer lock), with the configuration recorded in the file. A missing file
+// gives an error wrapping fs.ErrNotExist.
 func OpenExisting(path string) (*DB, error) {
-	return open(path, nil, modeExisting, "", nil)
+	return open(path, nil, modeExisting)
 }
 
-// OpenReadOnly opens an existing Ocvist database read-only (e.g. for stats):
-// it never writes the file, and its write methods return ErrReadOnly. The
-// schema must be exactly SchemaVersion.
+// OpenReadOnly opens an existing Ocvist database read-only (stats, export,
+// fit, merging from it): it never writes or creates a file, so it works in
+// a read-only directory and beside a running job, and its write methods
+// return ErrReadOnly. The schema must be exactly SchemaVersion.
 func OpenReadOnly(path string) (*DB, error) {
-	return open(path, nil, modeReadOnly, "", nil)
+	return open(path, nil, modeReadOnly)
 }
 
-// open implements Open, OpenExisting, OpenReadOnly and shard creation. want
-// is nil when the configuration is taken from the file.
-func open(path string, want *Config, mode openMode, kind string, meta map[string]string) (*DB, error) {
+func open(path string, want *Config, mode openMode) (*DB, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("store: open %q: %w", path, err)
 	}
-	create, h, err := inspect(abs, mode)
+	d, err := openAbs(abs, want, mode)
 	if err != nil {
 		return nil, fmt.Errorf("store: open %q: %w", path, err)
 	}
-	if !create && want != nil {
-		if err := compatible(*want, h); err != nil {
-			return nil, fmt.Errorf("store: open %q: %w", path, err)
+	return d, nil
+}
+
+func openAbs(abs string, want *Config, mode openMode) (d *DB, err error) {
+	if _, _, err := inspect(abs, mode, want); err != nil {
+		return nil, err
+	}
+	d = &DB{path: abs, young: abs + ".young", readOnly: mode == modeReadOnly}
+	if !d.readOnly {
+		if d.lock, err = lockWriter(abs); err != nil {
+			return nil, err
 		}
+		defer func() {
+			if err != nil {
+				unlock(d.lock)
+			}
+		}()
 	}
-	if !create && (h.schema > SchemaVersion || mode == modeReadOnly && h.schema != SchemaVersion) {
-		return nil, fmt.Errorf("store: open %q: %w: file has schema %d, this program %d", path, ErrSchemaVersion, h.schema, SchemaVersion)
-	}
-	d := &DB{path: abs, readOnly: mode == modeReadOnly}
-	d.db, err = sql.Open("sqlite3", dsn(abs, mode == modeReadOnly, kind == kindShard))
+	// Inspect again under the lock: another writer may have created it.
+	create, h, err := inspect(abs, mode, want)
 	if err != nil {
-		return nil, fmt.Errorf("store: open %q: %w", path, err)
+		return nil, err
 	}
-	if kind == kindShard {
-		// One connection: Publish changes the journal mode, which needs it.
+	d.db, err = sql.Open(driverName, dsn(abs, d.readOnly))
+	if err != nil {
+		return nil, err
+	}
+	if !d.readOnly {
+		// One connection: statements of one operation never wait for each
+		// other.
 		d.db.SetMaxOpenConns(1)
 	}
 	ctx := context.Background()
 	switch {
 	case create:
-		h, err = initialize(ctx, d.db, *want, kind, meta)
-	case mode != modeReadOnly && h.schema < SchemaVersion:
+		h, err = initialize(ctx, d.db, *want)
+	case !d.readOnly && h.schema < SchemaVersion:
 		err = migrateExisting(ctx, d.db, h.schema)
 		h.schema = SchemaVersion
 	}
-	if err != nil {
-		return nil, errors.Join(fmt.Errorf("store: open %q: %w", path, err), d.db.Close())
+	if err == nil && !d.readOnly {
+		err = d.cleanYoung(ctx)
 	}
-	d.cfg, d.id, d.kind = h.cfg, h.id, h.kind
+	if err != nil {
+		return nil, errors.Join(err, d.db.Close())
+	}
+	d.cfg, d.id = h.cfg, h.id
 	return d, nil
 }
 
 // inspect decides whether abs must be created and otherwise reads its header
 // through a read-only connection, so that a refused file is never modified.
-func inspect(abs string, mode openMode) (create bool, h header, err error) {
+func inspect(abs string, mode openMode, want *Config) (create bool, h header, err error) {
 	fi, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && mode == modeCreate:
+		if dir, err := os.Stat(filepath.Dir(abs)); err != nil {
+			return false, h, err
+		} else if !dir.IsDir() {
+			return false, h, fmt.Errorf("%s is not a directory", filepath.Dir(abs))
+		}
 		return true, h, nil
 	case err != nil:
 		return false, h, err
 	case fi.IsDir():
 		return false, h, fmt.Errorf("%w: is a directory", ErrNotOcvist)
+	case isRunFile(abs):
+		return false, h, fmt.Errorf("%w: merge it into a database instead", ErrShard)
 	}
 	h, empty, err := probe(context.Background(), abs)
 	switch {
@@ -185,6 +226,15 @@ func inspect(abs string, mode openMode) (create bool, h header, err error) {
 		return true, h, nil
 	case empty:
 		return false, h, fmt.Errorf("%w: empty database", ErrNotOcvist)
+	case h.kind != kindDB:
+		return false, h, fmt.Errorf("%w: a shard of an older version (kind %q): merge it into a database", ErrShard, h.kind)
+	case want != nil:
+		if err := compatible(*want, h); err != nil {
+			return false, h, err
+		}
+	}
+	if h.schema > SchemaVersion || mode == modeReadOnly && h.schema != SchemaVersion {
+		return false, h, fmt.Errorf("%w: file has schema %d, this program %d", ErrSchemaVersion, h.schema, SchemaVersion)
 	}
 	return false, h, nil
 }
@@ -192,7 +242,7 @@ func inspect(abs string, mode openMode) (create bool, h header, err error) {
 // probe reads the header of the SQLite file at abs read-only. empty reports a
 // file with no tables and no application id (a new database).
 func probe(ctx context.Context, abs string) (h header, empty bool, err error) {
-	db, err := sql.Open("sqlite3", dsn(abs, true, false))
+	db, err := sql.Open(driverName, dsn(abs, true))
 	if err != nil {
 		return h, false, err
 	}
@@ -278,19 +328,22 @@ func parseHeader(m map[string]string) (header, error) {
 	h.schema = num(metaSchemaVersion)
 	h.cfg.KeyVersion = num(metaKeyVersion)
 	h.cfg.BoardSize = num(metaBoardSize)
-	h.cfg.Rule, h.id, h.kind = m[metaRule], m[metaID], m[metaKind]
-	h.published = m[metaPublished] == "1"
+	rule, rerr := gomoku.ParseRule(m[metaRule])
+	if rerr != nil && err == nil {
+		err = fmt.Errorf("%w: meta rule = %q", ErrNotOcvist, m[metaRule])
+	}
+	h.cfg.Rule, h.id, h.kind, h.state = rule, m[metaID], m[metaKind], m[metaState]
 	if err == nil && (h.id == "" || h.kind == "") {
 		err = fmt.Errorf("%w: meta lacks db_id or kind", ErrNotOcvist)
 	}
 	return h, err
 }
 
-// compatible checks that the file's header matches the wanted configuration.
+// compatible checks that a file's configuration matches the wanted one.
 func compatible(want Config, h header) error {
 	switch {
 	case h.cfg.Rule != want.Rule:
-		return fmt.Errorf("%w: file has rule %q, want %q", ErrRuleMismatch, h.cfg.Rule, want.Rule)
+		return fmt.Errorf("%w: file has rule %s, want %s", ErrRuleMismatch, h.cfg.Rule, want.Rule)
 	case h.cfg.KeyVersion != want.KeyVersion:
 		return fmt.Errorf("%w: file has key version %d, want %d", ErrKeyVersion, h.cfg.KeyVersion, want.KeyVersion)
 	case h.cfg.BoardSize != want.BoardSize:
@@ -299,46 +352,30 @@ func compatible(want Config, h header) error {
 	return nil
 }
 
-// dsn builds the go-sqlite3 data source name. Read-write connections use WAL
-// and take the write lock at BEGIN (no deadlocking lock upgrades); shards skip
-// fsync while being written (Publish syncs the finished file).
-func dsn(abs string, readOnly, shard bool) string {
+// dsn builds the go-sqlite3 data source name. The one writer uses a
+// rollback journal (its transactions are few and large now that merges
+// only record runs, and a database without a WAL can be read from a
+// read-only directory, and is not changed by merely opening it) and takes
+// the write lock at BEGIN (no deadlocking lock upgrades); readers open the
+// file read-only and never create a journal or lock file.
+func dsn(abs string, readOnly bool) string {
 	r := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
-	u := "file:" + r.Replace(abs) + "?_busy_timeout=10000"
-	switch {
-	case readOnly:
+	u := "file:" + r.Replace(abs) + "?_busy_timeout=60000"
+	if readOnly {
 		return u + "&mode=ro"
-	case shard:
-		return u + "&_journal_mode=WAL&_txlock=immediate&_synchronous=OFF"
 	}
-	return u + "&_journal_mode=WAL&_txlock=immediate&_synchronous=NORMAL&_cache_size=-65536"
-}
-
-// roURI is the URI under which a source database is attached read-only.
-func roURI(abs string) string {
-	r := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
-	return "file:" + r.Replace(abs) + "?mode=ro"
+	return u + "&_journal_mode=DELETE&_txlock=immediate&_synchronous=FULL&_cache_size=-65536"
 }
 
 // initialize creates the schema and the meta of a new database in one
 // transaction.
-func initialize(ctx context.Context, db *sql.DB, cfg Config, kind string, extra map[string]string) (header, error) {
-	h := header{cfg: cfg, schema: SchemaVersion, id: extra[metaID], kind: kind}
-	if h.id == "" {
-		h.id = newID()
-	}
+func initialize(ctx context.Context, db *sql.DB, cfg Config) (header, error) {
+	h := header{cfg: cfg, schema: SchemaVersion, id: newID(), kind: kindDB}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return h, err
 	}
 	defer tx.Rollback()
-	var tables int
-	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&tables); err != nil {
-		return h, err
-	}
-	if tables != 0 {
-		return h, fmt.Errorf("created concurrently by another process; retry")
-	}
 	if err := migrate(ctx, tx, 0); err != nil {
 		return h, err
 	}
@@ -348,18 +385,16 @@ func initialize(ctx context.Context, db *sql.DB, cfg Config, kind string, extra 
 	}
 	meta := map[string]string{
 		metaKeyVersion: strconv.Itoa(cfg.KeyVersion),
-		metaRule:       cfg.Rule,
+		metaRule:       cfg.Rule.String(),
 		metaBoardSize:  strconv.Itoa(cfg.BoardSize),
 		metaCreated:    now(),
 		metaID:         h.id,
-		metaKind:       kind,
-	}
-	for k, v := range extra {
-		if k != metaID {
-			meta[k] = v
-		}
+		metaKind:       kindDB,
 	}
 	if err := putMeta(ctx, tx, meta); err != nil {
+		return h, err
+	}
+	if err := touch(ctx, tx); err != nil {
 		return h, err
 	}
 	return h, tx.Commit()
@@ -374,6 +409,9 @@ func migrateExisting(ctx context.Context, db *sql.DB, from int) error {
 	}
 	defer tx.Rollback()
 	if err := migrate(ctx, tx, from); err != nil {
+		return err
+	}
+	if err := touch(ctx, tx); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -404,10 +442,18 @@ func migrate(ctx context.Context, tx *sql.Tx, from int) error {
 	return putMeta(ctx, tx, map[string]string{metaSchemaVersion: strconv.Itoa(len(names))})
 }
 
+// touch gives the database a new state id: every transaction that changes
+// statistics calls it, so a merge ledger can tell two states of one
+// database (or of its copies) apart.
+func touch(ctx context.Context, q querier) error {
+	return putMeta(ctx, q, map[string]string{metaState: newID()})
+}
+
 // querier is what *sql.DB, *sql.Conn and *sql.Tx have in common.
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 // readMeta reads the whole meta table.
@@ -456,12 +502,15 @@ func (d *DB) Path() string { return d.path }
 // Config is the configuration recorded in the database.
 func (d *DB) Config() Config { return d.cfg }
 
-// ID is the database's unique id (db_id; a shard's shard_id).
+// ID is the database's unique id (db_id).
 func (d *DB) ID() string { return d.id }
 
-// Close closes the database. In WAL mode the last close checkpoints the WAL.
+// Close closes the database and releases the writer lock.
 func (d *DB) Close() error {
-	if err := d.db.Close(); err != nil {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	err := errors.Join(d.db.Close(), unlock(d.lock))
+	if err != nil {
 		return fmt.Errorf("store: close %q: %w", d.path, err)
 	}
 	return nil
@@ -477,6 +526,8 @@ func (d *DB) writable(op string) error {
 
 // Meta returns all meta entries, reserved ones included.
 func (d *DB) Meta(ctx context.Context) (map[string]string, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	m, err := readMeta(ctx, d.db)
 	if err != nil {
 		return nil, fmt.Errorf("store: read meta %q: %w", d.path, err)
@@ -496,16 +547,37 @@ func (d *DB) SetMeta(ctx context.Context, m map[string]string) error {
 			return fmt.Errorf("store: set meta %q in %q: %w", k, d.path, ErrReservedMeta)
 		}
 	}
-	tx, err := d.db.BeginTx(ctx, nil)
+	err := d.inTx(ctx, func(tx *sql.Tx) error { return putMeta(ctx, tx, m) })
 	if err != nil {
 		return fmt.Errorf("store: set meta %q: %w", d.path, err)
 	}
-	defer tx.Rollback()
-	if err := putMeta(ctx, tx, m); err != nil {
-		return fmt.Errorf("store: set meta %q: %w", d.path, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: set meta %q: %w", d.path, err)
-	}
 	return nil
+}
+
+// inTx runs fn in one transaction and commits it, one operation at a time.
+func (d *DB) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.inTxLocked(ctx, fn)
+}
+
+func (d *DB) inTxLocked(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// execCount executes a statement and returns the rows it changed.
+func execCount(ctx context.Context, q querier, query string, args ...any) (int64, error) {
+	r, err := q.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	return r.RowsAffected()
 }

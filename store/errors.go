@@ -5,27 +5,36 @@ import "errors"
 // Sentinel errors for expected conditions. Errors returned by this package wrap
 // them with the operation and the object; test with errors.Is.
 var (
-	// ErrNotOcvist: the file is not an Ocvist database (not SQLite, another
-	// program's SQLite file, a directory, or an empty file where an existing
+	// ErrNotOcvist: the file is not an Ocvist database or run file (another
+	// program's file, a directory, or an empty file where an existing
 	// database was required).
 	ErrNotOcvist = errors.New("not an Ocvist database")
+	// ErrShard: a run file (a worker's shard or a sealed export) was given
+	// where a database is wanted; merge it into a database instead.
+	ErrShard = errors.New("a shard (run file), not a database")
 	// ErrRuleMismatch: the database holds statistics of another rule.
 	ErrRuleMismatch = errors.New("rule mismatch")
 	// ErrKeyVersion: the database uses another canonical key version.
 	ErrKeyVersion = errors.New("key version mismatch")
 	// ErrBoardSize: the database was created for another board size.
 	ErrBoardSize = errors.New("board size mismatch")
-	// ErrSchemaVersion: the database's schema is newer than this program's (or,
-	// for a read-only open or a merge, not exactly this program's).
+	// ErrSchemaVersion: the database's schema (or a run file's format) is
+	// newer than this program's (or, for a read-only open or a merge, not
+	// exactly this program's).
 	ErrSchemaVersion = errors.New("schema version mismatch")
 	// ErrCorrupt: the file is damaged (truncated, malformed, failed check).
 	ErrCorrupt = errors.New("database corrupt")
 	// ErrReadOnly: a write was attempted on a database opened read-only.
 	ErrReadOnly = errors.New("database opened read-only")
-	// ErrUnpublished: a shard that was never published cannot be merged.
-	ErrUnpublished = errors.New("shard not published")
-	// ErrOverlap: merging would count some games twice (the source already
-	// contains a shard merged here, or it is this database itself).
+	// ErrInUse: another process holds the database's writer lock (one
+	// writer per database), or is writing the database a merge reads.
+	ErrInUse = errors.New("database in use by another process")
+	// ErrUnpublished: a shard that was never sealed and published cannot be
+	// merged.
+	ErrUnpublished = errors.New("shard not sealed")
+	// ErrOverlap: merging would count some games twice or hide some (the
+	// source already contains a shard merged here, was merged here in
+	// another state, or is this database itself).
 	ErrOverlap = errors.New("merge would double-count")
 	// ErrReservedMeta: SetMeta was asked to change a key the store manages.
 	ErrReservedMeta = errors.New("reserved meta key")

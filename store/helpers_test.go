@@ -12,9 +12,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"ocvist/canon"
+	"ocvist/gomoku"
 )
 
-var testCfg = Config{Rule: RuleFreestyle, KeyVersion: 1, BoardSize: 15}
+var testCfg = Config{Rule: gomoku.Freestyle, KeyVersion: 1, BoardSize: 15}
 
 // randomGame plays a random game on a 15x15 board: the first stone in the
 // centre, then random empty cells within distance 2 of a stone, so early
@@ -48,7 +51,7 @@ func randomGame(rng *rand.Rand) Game {
 			side, w = 'o', -g.Result
 		}
 		key := strings.Join(tokens, "")
-		g.Records = append(g.Records, Record{Key: key, Move: Move{int8(p.x - 7), int8(p.y - 7)}, Weight: w})
+		g.Records = append(g.Records, Record{Key: key, Move: canon.Move{X: int8(p.x - 7), Y: int8(p.y - 7)}, Weight: w})
 		stones[p] = side
 		tokens = append(tokens, fmt.Sprintf("%02d%02d%c", p.x, p.y, side))
 		slices.Sort(tokens)
@@ -124,6 +127,10 @@ func (r *reference) row(km KeyMove) *MoveStat {
 func (r *reference) check(t *testing.T, d *DB) {
 	t.Helper()
 	ctx := context.Background()
+	positions := map[string]int64{}
+	for km, m := range r.moves {
+		positions[km.Key] += m.Games
+	}
 	seen := 0
 	err := d.ScanMoves(ctx, 0, func(m MoveStat) error {
 		seen++
@@ -132,7 +139,7 @@ func (r *reference) check(t *testing.T, d *DB) {
 			return fmt.Errorf("unexpected row %+v", m)
 		}
 		w := *want
-		w.PositionGames = r.positions[m.Key]
+		w.PositionGames = positions[m.Key]
 		if m != w {
 			return fmt.Errorf("row %q %v: got %+v, want %+v", m.Key, m.Move, m, w)
 		}
@@ -149,25 +156,9 @@ func (r *reference) check(t *testing.T, d *DB) {
 		t.Fatal(err)
 	}
 	if s.Games != r.games || s.BlackWins != r.black || s.WhiteWins != r.white || s.Draws != r.draws ||
-		s.Positions != int64(len(r.positions)) || s.Moves != int64(len(r.moves)) {
+		s.Positions != int64(len(positions)) || s.Moves != int64(len(r.moves)) {
 		t.Fatalf("stats %+v, want games %d (%d/%d/%d), positions %d, moves %d",
-			s, r.games, r.black, r.white, r.draws, len(r.positions), len(r.moves))
-	}
-	// Every position's count, including any without a scanned move.
-	rows, err := d.db.QueryContext(ctx, "SELECT key, games FROM positions")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var k string
-		var n int64
-		if err := rows.Scan(&k, &n); err != nil {
-			t.Fatal(err)
-		}
-		if r.positions[k] != n {
-			t.Fatalf("position %q: %d games, want %d", k, n, r.positions[k])
-		}
+			s, r.games, r.black, r.white, r.draws, len(positions), len(r.moves))
 	}
 }
 
@@ -199,25 +190,27 @@ func mustClose(t testing.TB, d interface{ Close() error }) {
 	}
 }
 
-// mustShard writes the games into a new shard in dir, one batch per chunk,
-// and publishes it.
-func mustShard(t testing.TB, dir string, cfg Config, games []Game, batches int) string {
+// mustShard writes the games into a new sealed shard in dir.
+func mustShard(t testing.TB, dir string, cfg Config, games []Game) string {
 	t.Helper()
-	s, err := CreateShard(dir, cfg, map[string]string{"seed": "1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	step := (len(games) + batches - 1) / batches
-	for i := 0; i < len(games); i += step {
-		if err := s.Write(context.Background(), mustBatch(t, games[i:min(i+step, len(games))])); err != nil {
-			t.Fatal(err)
-		}
-	}
-	p, err := s.Publish()
+	p, err := mustBatch(t, games).WriteShard(context.Background(), dir, cfg, map[string]string{"seed": "1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// writeGames adds games to d through a shard, in chunks of at most chunk
+// games, each merged in turn.
+func writeGames(t testing.TB, d *DB, games []Game, chunk int) {
+	t.Helper()
+	dir := t.TempDir()
+	for i := 0; i < len(games); i += chunk {
+		p := mustShard(t, dir, d.Config(), games[i:min(i+chunk, len(games))])
+		if res, err := d.Merge(context.Background(), p); err != nil || res.AlreadyMerged {
+			t.Fatalf("merge %s: %+v, %v", p, res, err)
+		}
+	}
 }
 
 func exportString(t testing.TB, d *DB) string {

@@ -3,13 +3,17 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"ocvist/canon"
 )
 
 // addCounts adds games to b so that (key, move) gains exactly wsum and games:
 // each game is a single record.
-func addCounts(t *testing.T, b *Batch, key string, m Move, wsum, games int) {
+func addCounts(t *testing.T, b *Batch, key string, m canon.Move, wsum, games int) {
 	t.Helper()
 	for i := range games {
 		w := int8(0)
@@ -25,54 +29,172 @@ func addCounts(t *testing.T, b *Batch, key string, m Move, wsum, games int) {
 	}
 }
 
-func csvLines(lines ...string) string {
-	return ExportHeader + "\n" + strings.Join(lines, "\n") + "\n"
-}
-
-func TestPrune(t *testing.T) {
-	ctx := context.Background()
-	d := mustOpen(t, tempPath(t, "p.db"))
-	b := NewBatch()
-	addCounts(t, b, "a", Move{0, 0}, 1, 1)   // position a: 1 game → pruned
-	addCounts(t, b, "b", Move{0, 0}, 0, 1)   // position b: 2 games → kept
-	addCounts(t, b, "b", Move{-1, 2}, -1, 1) //
-	addCounts(t, b, "c", Move{3, 3}, 2, 5)   // position c: 5 games → kept
-	if err := b.Add(Game{Records: []Record{{"d", Move{1, 1}, -1}}, Blacklist: []KeyMove{{"d", Move{1, 1}}}, Result: -1}); err != nil {
-		t.Fatal(err) // position d: 1 game, blacklisted move → pruned
-	}
-	if err := d.Write(ctx, b); err != nil {
-		t.Fatal(err)
-	}
-	res, err := d.Prune(ctx, DefaultPruneMinGames)
+// mergeBatch publishes b as a shard and merges it into d.
+func mergeBatch(t *testing.T, d *DB, b *Batch) {
+	t.Helper()
+	p, err := b.WriteShard(context.Background(), t.TempDir(), d.Config(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res != (PruneResult{Positions: 2, Moves: 2}) {
-		t.Fatalf("prune result %+v", res)
-	}
-	want := csvLines(
-		"b,-1,2,-1,1,0,2",
-		"b,0,0,0,1,0,2",
-		"c,3,3,2,5,0,5",
-	)
-	if got := exportString(t, d); got != want {
-		t.Fatalf("after prune:\n%s\nwant:\n%s", got, want)
-	}
-	s, _ := d.Stats(ctx)
-	if s.Games != 9 || s.Positions != 2 || s.Moves != 3 {
-		t.Fatalf("stats after prune %+v (games stay counted)", s)
-	}
-	if res, err := d.Prune(ctx, DefaultPruneMinGames); err != nil || res != (PruneResult{}) {
-		t.Fatalf("second prune %+v, %v; want nothing", res, err)
-	}
-	if _, err := d.Prune(ctx, 0); !errors.Is(err, ErrInvalidConfig) {
-		t.Fatalf("prune 0: %v", err)
-	}
-	if err := d.Vacuum(ctx); err != nil {
+	if _, err := d.Merge(context.Background(), p); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// exportSet is an export's rows as a set of lines (the order is by id).
+func exportSet(t *testing.T, d *DB) map[string]bool {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(exportString(t, d)), "\n")
+	if lines[0] != ExportHeader {
+		t.Fatalf("export header %q", lines[0])
+	}
+	m := map[string]bool{}
+	for _, l := range lines[1:] {
+		m[l] = true
+	}
+	return m
+}
+
+func wantRows(t *testing.T, d *DB, lines ...string) {
+	t.Helper()
+	got := exportSet(t, d)
+	if len(got) != len(lines) {
+		t.Fatalf("export has %d rows %v, want %v", len(got), got, lines)
+	}
+	for _, l := range lines {
+		if !got[l] {
+			t.Fatalf("export lacks %q: %v", l, got)
+		}
+	}
+}
+
+// TestPruneAge: a position below the threshold is dropped only once its
+// first game lies Age games back; reaching the threshold promotes it for
+// good; a dropped position's blacklisted move is kept.
+func TestPruneAge(t *testing.T) {
+	ctx := context.Background()
+	d := mustOpen(t, tempPath(t, "p.db"))
+	cfg := PruneConfig{MinGames: 2, Age: 10}
+	b := NewBatch()
+	addCounts(t, b, "a", canon.Move{}, 1, 1)           // 1 game: young
+	addCounts(t, b, "b", canon.Move{}, 0, 1)           // gets a second game later
+	addCounts(t, b, "c", canon.Move{X: 3, Y: 3}, 2, 5) // 5 games: promoted
+	if err := b.Add(Game{Records: []Record{{"d", canon.Move{X: 1, Y: 1}, -1}}, Blacklist: []KeyMove{{"d", canon.Move{X: 1, Y: 1}}}, Result: -1}); err != nil {
+		t.Fatal(err) // 1 game, blacklisted move
+	}
+	mergeBatch(t, d, b) // 8 games; born 8
+	res, err := d.Prune(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res != (PruneResult{Runs: 1, Promoted: 1, Updated: 1, Young: 3, YoungRows: 3, Mature: 1}) {
+		t.Fatalf("first prune %+v", res)
+	}
+	b.Reset()
+	addCounts(t, b, "b", canon.Move{X: -1, Y: 2}, -1, 1) // b reaches 2 games
+	addCounts(t, b, "e", canon.Move{}, 0, 9)             // 9 more games: a and d are now 10 games old
+	mergeBatch(t, d, b)
+	if res, err = d.Prune(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if res != (PruneResult{Runs: 2, Positions: 2, Moves: 2, Blacklisted: 1, Promoted: 2, Updated: 3, Mature: 3}) {
+		t.Fatalf("second prune %+v", res)
+	}
+	wantRows(t, d, "b,-1,2,-1,1,0,2", "b,0,0,0,1,0,2", "c,3,3,2,5,0,5", "e,0,0,0,9,0,9")
+	s, _ := d.Stats(ctx)
+	if s.Games != 18 || s.Positions != 3 || s.Moves != 4 || s.Young != 0 || s.Blacklisted != 1 || s.PrunedBlack != 1 {
+		t.Fatalf("stats after prune %+v (games stay counted, d's blacklisted move stays)", s)
+	}
+	bl, err := d.Blacklist(ctx)
+	if err != nil || bl.Len() != 1 || !bl.Contains("d", canon.Move{X: 1, Y: 1}) {
+		t.Fatalf("blacklist after pruning its position: %v, %v", bl, err)
+	}
+	if res, err := d.Prune(ctx, cfg); err != nil || res != (PruneResult{Mature: 3}) {
+		t.Fatalf("third prune %+v, %v; want nothing", res, err)
+	}
+	if _, err := d.Prune(ctx, PruneConfig{MinGames: 0}); !errors.Is(err, ErrInvalidConfig) {
+		t.Fatalf("prune 0: %v", err)
 	}
 	if err := d.IntegrityCheck(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPruneWindows: acceptance point 4 of issue 9. Shards merged one at a
+// time and pruned after each keep exactly what one prune at the end keeps
+// for every position whose games all lie within the last Age games; and
+// with an age covering the whole run, both keep everything, exactly.
+func TestPruneWindows(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	const shards, per = 8, 150
+	var paths []string
+	var all [][]Game
+	for i := range shards {
+		g := randomGames(uint64(40+i), per)
+		all = append(all, g)
+		paths = append(paths, mustShard(t, dir, testCfg, g))
+	}
+	for _, age := range []int64{3 * per, shards * per} {
+		t.Run(fmt.Sprintf("age=%d", age), func(t *testing.T) {
+			cfg := PruneConfig{MinGames: 2, Age: age}
+			windowed := mustOpen(t, filepath.Join(t.TempDir(), "w.db"))
+			once := mustOpen(t, filepath.Join(t.TempDir(), "o.db"))
+			for _, p := range paths {
+				for _, d := range []*DB{windowed, once} {
+					if _, err := d.Merge(ctx, p); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if _, err := windowed.Prune(ctx, cfg); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := once.Prune(ctx, cfg); err != nil {
+				t.Fatal(err)
+			}
+			// Positions whose every game lies in the last age games.
+			first := map[string]int{}
+			for i, gs := range all {
+				for _, g := range gs {
+					for _, r := range g.Records {
+						if _, ok := first[r.Key]; !ok {
+							first[r.Key] = i
+						}
+					}
+				}
+			}
+			recent := func(line string) bool {
+				key, _, _ := strings.Cut(line, ",")
+				return int64(shards-first[key])*per <= age
+			}
+			w, o := exportSet(t, windowed), exportSet(t, once)
+			compared := 0
+			for l := range o {
+				if recent(l) {
+					compared++
+					if !w[l] {
+						t.Fatalf("pruned once keeps %q, pruned in windows does not", l)
+					}
+				}
+			}
+			for l := range w {
+				if recent(l) && !o[l] {
+					t.Fatalf("pruned in windows keeps %q, pruned once does not", l)
+				}
+			}
+			if compared == 0 {
+				t.Fatal("no recent rows compared")
+			}
+			if age == shards*per {
+				ref := newReference()
+				for _, g := range all {
+					ref.add(g)
+				}
+				ref.check(t, windowed)
+				ref.check(t, once)
+			}
+		})
 	}
 }
 
@@ -80,22 +202,27 @@ func TestConclude(t *testing.T) {
 	ctx := context.Background()
 	d := mustOpen(t, tempPath(t, "c.db"))
 	b := NewBatch()
+	mv := func(x int8) canon.Move { return canon.Move{X: x} }
 	// Position k: best mean 0.5.
-	addCounts(t, b, "k", Move{0, 0}, 10, 20)  // 0.5: best
-	addCounts(t, b, "k", Move{1, 0}, -15, 20) // −0.75 < 0.5−1 and < −0.5: blacklisted
-	addCounts(t, b, "k", Move{2, 0}, -10, 20) // −0.5 = 0.5−1 exactly: kept (strict)
-	addCounts(t, b, "k", Move{3, 0}, -19, 19) // −1 but 19 games: kept
-	addCounts(t, b, "k", Move{4, 0}, -20, 20) // −1: blacklisted
+	addCounts(t, b, "k", mv(0), 10, 20)  // 0.5: best
+	addCounts(t, b, "k", mv(1), -15, 20) // −0.75 < 0.5−1 and < −0.5: blacklisted
+	addCounts(t, b, "k", mv(2), -10, 20) // −0.5 = 0.5−1 exactly: kept (strict)
+	addCounts(t, b, "k", mv(3), -19, 19) // −1 but 19 games: kept
+	addCounts(t, b, "k", mv(4), -20, 20) // −1: blacklisted
 	// Position k2: a single move with enough games has no sibling.
-	addCounts(t, b, "k2", Move{0, 0}, -20, 20) // kept
+	addCounts(t, b, "k2", mv(0), -20, 20) // kept
 	// Position k3: far below the best but not below MaxMean.
-	addCounts(t, b, "k3", Move{0, 0}, 12, 20) // 0.6
-	addCounts(t, b, "k3", Move{0, 1}, -9, 20) // −0.45: 1.05 below, but ≥ −0.5: kept
+	addCounts(t, b, "k3", mv(0), 12, 20)                  // 0.6
+	addCounts(t, b, "k3", canon.Move{X: 0, Y: 1}, -9, 20) // −0.45: 1.05 below, but ≥ −0.5: kept
 	// Position k4: the best sibling has too few games to count.
-	addCounts(t, b, "k4", Move{0, 0}, 5, 5)    // 1.0 but 5 games
-	addCounts(t, b, "k4", Move{1, 1}, -16, 20) // −0.8: only 0.9 below the qualifying best: kept
-	addCounts(t, b, "k4", Move{2, 2}, 2, 20)   // 0.1: −0.8 is not below 0.1−1 = −0.9: kept
-	if err := d.Write(ctx, b); err != nil {
+	addCounts(t, b, "k4", mv(0), 5, 5)                     // 1.0 but 5 games
+	addCounts(t, b, "k4", canon.Move{X: 1, Y: 1}, -16, 20) // −0.8: only 0.9 below the qualifying best: kept
+	addCounts(t, b, "k4", canon.Move{X: 2, Y: 2}, 2, 20)   // 0.1: −0.8 is not below 0.1−1 = −0.9: kept
+	mergeBatch(t, d, b)
+	if n, err := d.Conclude(ctx, DefaultConclude); err != nil || n != 0 {
+		t.Fatalf("conclude before prune: %d, %v; young positions are not judged", n, err)
+	}
+	if _, err := d.Prune(ctx, DefaultPrune); err != nil {
 		t.Fatal(err)
 	}
 	before := exportString(t, d)
@@ -110,14 +237,8 @@ func TestConclude(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Blacklist{{"k", Move{1, 0}}: {}, {"k", Move{4, 0}}: {}}
-	if len(bl) != len(want) {
-		t.Fatalf("blacklist %v, want %v", bl, want)
-	}
-	for km := range want {
-		if !bl.Contains(km.Key, km.Move) {
-			t.Fatalf("blacklist %v lacks %v", bl, km)
-		}
+	if bl.Len() != 2 || !bl.Contains("k", mv(1)) || !bl.Contains("k", mv(4)) {
+		t.Fatalf("blacklist %v", bl)
 	}
 	// Nothing but the flags changed.
 	after := exportString(t, d)

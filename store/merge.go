@@ -3,60 +3,50 @@ package store
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // MergeResult reports what Merge did.
 type MergeResult struct {
-	ShardID       string // the source's db_id
-	AlreadyMerged bool   // the source was in the ledger: nothing changed
+	ShardID       string // the source's id (a shard's, or a database's db_id)
+	AlreadyMerged bool   // this very source, in this state, was merged before: nothing changed
 	Games         int64  // games added
-	Moves         int64  // (key, move) rows read from the source and added
-	Positions     int64  // distinct positions (keys) among the source's move rows
+	Moves         int64  // (key, move) rows in the source
+	Positions     int64  // positions in the source
 }
 
-// Statements of a merge; the source is attached as schema "src". The WHERE
-// true resolves SQLite's INSERT ... SELECT ... ON CONFLICT parsing ambiguity.
-const (
-	mergeMoves = "INSERT INTO main.moves " + moveCols +
-		" SELECT key, mx, my, wsum, games, blacklisted FROM src.moves WHERE true" + moveConflict
-	mergePositions = "SELECT count(*) FROM (SELECT key FROM src.moves GROUP BY key)"
-	mergeTotals    = `UPDATE main.totals SET
-		games = games + (SELECT games FROM src.totals),
-		black_wins = black_wins + (SELECT black_wins FROM src.totals),
-		white_wins = white_wins + (SELECT white_wins FROM src.totals),
-		draws = draws + (SELECT draws FROM src.totals) WHERE id = 1`
-	mergeOverlap = `SELECT shard_id FROM src.merged_shards
-		WHERE shard_id = ? OR shard_id IN (SELECT shard_id FROM main.merged_shards) LIMIT 1`
-	mergeLedger      = "INSERT INTO main.merged_shards (shard_id, path, games, merged_at, via) VALUES (?, ?, ?, ?, '')"
-	mergeLedgerNests = `INSERT INTO main.merged_shards (shard_id, path, games, merged_at, via)
-		SELECT shard_id, path, games, merged_at, ? FROM src.merged_shards`
-)
-
-// Merge adds the counts of another Ocvist database — normally a published
-// shard, but any database of the same rule, key version, board size and
-// schema version — exactly, in one transaction together with its entry in
-// the merged-shards ledger. A source already in the ledger is skipped
-// (AlreadyMerged, nothing changed). Otherwise, and with nothing changed, Merge
-// refuses: a temporary or unpublished shard (ErrUnpublished); a file that is
-// not an Ocvist database (ErrNotOcvist); another configuration
-// (ErrRuleMismatch, ErrKeyVersion, ErrBoardSize, ErrSchemaVersion); a
-// truncated or damaged file (ErrCorrupt); a source that is this database or
-// contains a shard already merged here (ErrOverlap). The source is read-only
-// and never modified; sources' own ledgers are copied, so a shard merged into
-// a merged database is never counted twice. Guarded by BenchmarkMerge.
+// Merge adds the games of a sealed source to the database, exactly once:
+// a sealed run file (a worker's shard or a sealed export) or another Ocvist
+// database that no process is writing. Its cost is proportional to the
+// source, not to the database: the source's positions join the database as
+// one young run (linked or copied into the young directory), and the run's
+// entry in young_runs, the totals and the ledger are one transaction. Prune
+// folds young runs into the moves table later.
+//
+// The ledger keeps every merged source's id and seal (a run's checksum and
+// size, a database's state id) and the shards it contained. Merging the same
+// source in the same state again changes nothing (AlreadyMerged). With
+// nothing changed, Merge refuses: a source merged before in another state,
+// such as a database that has grown or been pruned since, or one containing
+// a shard already merged here (ErrOverlap: its games cannot be told apart);
+// this database itself (ErrOverlap); an unsealed or temporary shard
+// (ErrUnpublished); a database being written (ErrInUse); a file that is not
+// Ocvist's (ErrNotOcvist); another configuration (ErrRuleMismatch,
+// ErrKeyVersion, ErrBoardSize, ErrSchemaVersion); a damaged file
+// (ErrCorrupt). The source is never modified. Guarded by BenchmarkMerge.
 func (d *DB) Merge(ctx context.Context, path string) (MergeResult, error) {
 	if err := d.writable("merge into"); err != nil {
 		return MergeResult{}, err
 	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	res, err := d.merge(ctx, path)
 	if err != nil {
-		return MergeResult{}, fmt.Errorf("store: merge shard %q into %q: %w", path, d.path, err)
+		return MergeResult{}, fmt.Errorf("store: merge %q into %q: %w", path, d.path, err)
 	}
 	return res, nil
 }
@@ -69,172 +59,348 @@ func (d *DB) merge(ctx context.Context, path string) (MergeResult, error) {
 	if IsTempShard(abs) {
 		return MergeResult{}, fmt.Errorf("%w: temporary name", ErrUnpublished)
 	}
-	h, err := d.checkSource(ctx, abs)
-	if err != nil {
-		return MergeResult{}, err
-	}
-	conn, err := d.db.Conn(ctx)
-	if err != nil {
-		return MergeResult{}, err
-	}
-	defer conn.Close()
-	if err := tuneMerge(ctx, conn); err != nil {
-		return MergeResult{}, err
-	}
-	if _, err := conn.ExecContext(ctx, "ATTACH DATABASE ? AS src", roURI(abs)); err != nil {
-		return MergeResult{}, classify(err)
-	}
-	defer detach(conn)
-	if err := quickCheck(ctx, conn, "src"); err != nil {
-		return MergeResult{}, err
-	}
-	res, err := mergeAttached(ctx, conn, h, abs, d.id)
-	return res, classify(err)
-}
-
-// Merge tuning of the main database's connection. Measured with
-// BenchmarkMergeLarge (3M-row database, 150k-row shards): a 256 MiB cache
-// merges ~80k rows/s against ~72k with 64 MiB; on a run's 8 GiB database
-// 1 GiB gained only a few percent more, so the cap stays at 256 MiB. The
-// source is already read in primary-key order (no ORDER BY needed); the WAL
-// is checkpointed as usual, keeping it small.
-var (
-	mergeCacheKiB  int64 = 256 << 10 // page cache cap, KiB
-	mergeMmapBytes int64 = 0         // memory-mapped I/O size
-	mergeAutoCkpt  int64 = 1000      // wal_autocheckpoint, pages
-)
-
-// tuneMerge applies the merge tuning to conn. The settings stay on the pooled
-// connection; the cache is a fixed cap, so memory stays bounded.
-func tuneMerge(ctx context.Context, conn *sql.Conn) error {
-	// Integers of this package, not user input: PRAGMA takes no parameters.
-	for _, p := range []string{
-		fmt.Sprintf("PRAGMA main.cache_size = -%d", mergeCacheKiB),
-		fmt.Sprintf("PRAGMA main.mmap_size = %d", mergeMmapBytes),
-		fmt.Sprintf("PRAGMA wal_autocheckpoint = %d", mergeAutoCkpt),
-	} {
-		rows, err := conn.QueryContext(ctx, p)
-		if err != nil {
-			return err
-		}
-		if err := rows.Close(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// checkSource reads the source's header read-only and checks it against d.
-func (d *DB) checkSource(ctx context.Context, abs string) (header, error) {
 	fi, err := os.Stat(abs)
 	if err != nil {
-		return header{}, err
+		return MergeResult{}, err
 	}
 	if fi.IsDir() {
-		return header{}, fmt.Errorf("%w: is a directory", ErrNotOcvist)
+		return MergeResult{}, fmt.Errorf("%w: is a directory", ErrNotOcvist)
 	}
 	if self, err := os.Stat(d.path); err == nil && os.SameFile(fi, self) {
-		return header{}, fmt.Errorf("%w: source is the target itself", ErrOverlap)
+		return MergeResult{}, fmt.Errorf("%w: source is the target itself", ErrOverlap)
 	}
-	h, empty, err := probe(ctx, abs)
-	switch {
-	case err != nil:
-		return h, err
-	case empty:
-		return h, fmt.Errorf("%w: empty database", ErrNotOcvist)
-	case h.kind == kindShard && !h.published:
-		return h, ErrUnpublished
-	case h.schema != SchemaVersion:
-		return h, fmt.Errorf("%w: source has schema %d, this program %d", ErrSchemaVersion, h.schema, SchemaVersion)
-	case h.id == d.id:
-		return h, fmt.Errorf("%w: source has this database's id %s", ErrOverlap, h.id)
+	if isRunFile(abs) {
+		return d.mergeRun(ctx, abs)
 	}
-	return h, compatible(d.cfg, h)
+	return d.mergeDB(ctx, abs)
 }
 
-// mergeAttached runs the merge transaction on conn, where the source is
-// attached as "src".
-func mergeAttached(ctx context.Context, conn *sql.Conn, h header, abs, selfID string) (MergeResult, error) {
-	res := MergeResult{ShardID: h.id}
-	tx, err := conn.BeginTx(ctx, nil)
+// mergeRun merges a sealed run file.
+func (d *DB) mergeRun(ctx context.Context, abs string) (MergeResult, error) {
+	h, foot, nested, seal, err := verifyRun(abs)
+	if err != nil {
+		return MergeResult{}, err
+	}
+	if h.kind == kindYoung {
+		return MergeResult{}, fmt.Errorf("%w: a young run of a database: merge the database itself", ErrNotOcvist)
+	}
+	if err := compatible(d.cfg, header{cfg: h.cfg}); err != nil {
+		return MergeResult{}, err
+	}
+	res := MergeResult{ShardID: h.id, Games: foot.games, Moves: foot.rows, Positions: foot.positions}
+	src := mergeSource{id: h.id, seal: seal, path: abs, nested: nested, foot: foot}
+	src.place = func(dst string) (runFooter, error) { return foot, linkOrCopy(abs, dst) }
+	return d.commitMerge(ctx, src, res)
+}
+
+// mergeDB merges another database, read-only, as a sealed export of its
+// current state.
+func (d *DB) mergeDB(ctx context.Context, abs string) (MergeResult, error) {
+	_, h, err := inspect(abs, modeReadOnly, &d.cfg)
+	if err != nil {
+		return MergeResult{}, err
+	}
+	if h.id == d.id {
+		return MergeResult{}, fmt.Errorf("%w: source has this database's id %s", ErrOverlap, h.id)
+	}
+	lock, err := lockReader(abs)
+	if err != nil {
+		return MergeResult{}, err
+	}
+	defer unlock(lock)
+	src, err := openAbs(abs, nil, modeReadOnly)
+	if err != nil {
+		return MergeResult{}, err
+	}
+	defer src.Close()
+	st, err := src.sealedState(ctx)
+	if err != nil {
+		return MergeResult{}, err
+	}
+	defer st.snap.close()
+	res := MergeResult{ShardID: h.id, Games: st.totals.games}
+	ms := mergeSource{id: h.id, seal: "state " + st.state, path: abs, nested: st.ledger, foot: runFooter{totals: st.totals}}
+	ms.place = func(dst string) (runFooter, error) { return src.writeExport(ctx, dst, st) }
+	return d.commitMerge(ctx, ms, res)
+}
+
+// mergeSource is what commitMerge needs of a source.
+type mergeSource struct {
+	id, seal, path string
+	nested         []ledgerEntry
+	foot           runFooter
+	place          func(dst string) (runFooter, error) // put the source's positions at dst as a run
+}
+
+const (
+	ledgerSeal = "SELECT seal FROM merged_shards WHERE shard_id = ?"
+	ledgerAdd  = "INSERT INTO merged_shards (shard_id, path, games, merged_at, via, seal) VALUES (?, ?, ?, ?, ?, ?)"
+	youngAdd   = "INSERT INTO young_runs (name, born, games, positions, rows, bytes) VALUES (?, ?, ?, ?, ?, ?)"
+	totalsAdd  = "UPDATE totals SET games = games + ?, black_wins = black_wins + ?, white_wins = white_wins + ?, draws = draws + ? WHERE id = 1"
+)
+
+// commitMerge checks the ledger, places the source's run in the young
+// directory and records it, in one transaction.
+func (d *DB) commitMerge(ctx context.Context, src mergeSource, res MergeResult) (MergeResult, error) {
+	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return res, err
 	}
 	defer tx.Rollback()
-	var n int
-	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM main.merged_shards WHERE shard_id = ?", h.id).Scan(&n); err != nil {
-		return res, err
-	}
-	if n > 0 {
-		res.AlreadyMerged = true
-		return res, nil // read-only so far: nothing to commit
-	}
-	var dup string
-	switch err := tx.QueryRowContext(ctx, mergeOverlap, selfID).Scan(&dup); {
+	var seal string
+	switch err := tx.QueryRowContext(ctx, ledgerSeal, src.id).Scan(&seal); {
+	case err == nil && seal == src.seal:
+		return MergeResult{ShardID: src.id, AlreadyMerged: true}, nil
 	case err == nil:
-		return res, fmt.Errorf("%w: source already contains shard %s", ErrOverlap, dup)
+		return res, fmt.Errorf("%w: %s was merged here before in another state (%s, now %s): it has changed since (grown or pruned), and its new games cannot be told apart from those already merged; merge the shards it took in since instead",
+			ErrOverlap, src.id, seal, src.seal)
 	case !errors.Is(err, sql.ErrNoRows):
 		return res, err
 	}
-	if res.Moves, err = execCountArgs(ctx, tx, mergeMoves); err != nil {
+	for _, e := range src.nested {
+		switch err := tx.QueryRowContext(ctx, ledgerSeal, e.id).Scan(&seal); {
+		case err == nil:
+			return res, fmt.Errorf("%w: the source contains shard %s, which is already merged here", ErrOverlap, e.id)
+		case !errors.Is(err, sql.ErrNoRows):
+			return res, err
+		}
+	}
+	var games int64
+	if err := tx.QueryRowContext(ctx, "SELECT games FROM totals WHERE id = 1").Scan(&games); err != nil {
 		return res, err
 	}
-	if err := tx.QueryRowContext(ctx, mergePositions).Scan(&res.Positions); err != nil {
+	if err := os.MkdirAll(d.young, 0o755); err != nil {
 		return res, err
 	}
-	if err := tx.QueryRowContext(ctx, "SELECT games FROM src.totals WHERE id = 1").Scan(&res.Games); err != nil {
-		return res, err
-	}
-	if _, err := tx.ExecContext(ctx, mergeTotals); err != nil {
-		return res, err
-	}
-	if _, err := tx.ExecContext(ctx, mergeLedger, h.id, abs, res.Games, now()); err != nil {
-		return res, err
-	}
-	if _, err := tx.ExecContext(ctx, mergeLedgerNests, h.id); err != nil {
-		return res, err
-	}
-	return res, tx.Commit()
-}
-
-// quickCheck runs PRAGMA quick_check on the given schema and wraps
-// ErrCorrupt unless it reports "ok".
-func quickCheck(ctx context.Context, q querier, schema string) error {
-	// schema is a constant identifier of this package, not user input.
-	return checkRows(ctx, q, "PRAGMA "+schema+".quick_check")
-}
-
-// checkRows runs an integrity pragma and turns anything but "ok" into
-// ErrCorrupt with the first messages.
-func checkRows(ctx context.Context, q querier, pragma string) error {
-	rows, err := q.QueryContext(ctx, pragma)
+	name := youngName("merge", newID())
+	dst := filepath.Join(d.young, name)
+	foot, err := src.place(dst)
 	if err != nil {
-		return classify(err)
+		os.Remove(dst)
+		return res, err
+	}
+	res.Moves, res.Positions = foot.rows, foot.positions
+	committed := false
+	defer func() {
+		if !committed {
+			os.Remove(dst)
+		}
+	}()
+	fi, err := os.Stat(dst)
+	if err != nil {
+		return res, err
+	}
+	t := src.foot.totals
+	born := games + t.games
+	stmts := []struct {
+		q    string
+		args []any
+	}{
+		{youngAdd, []any{name, born, t.games, res.Positions, res.Moves, fi.Size()}},
+		{totalsAdd, []any{t.games, t.black, t.white, t.draws}},
+		{ledgerAdd, []any{src.id, src.path, t.games, now(), "", src.seal}},
+	}
+	for _, e := range src.nested {
+		stmts = append(stmts, struct {
+			q    string
+			args []any
+		}{ledgerAdd, []any{e.id, "", e.games, now(), src.id, e.seal}})
+	}
+	for _, s := range stmts {
+		if _, err := tx.ExecContext(ctx, s.q, s.args...); err != nil {
+			return res, err
+		}
+	}
+	if err := touch(ctx, tx); err != nil {
+		return res, err
+	}
+	if err := tx.Commit(); err != nil {
+		return res, err
+	}
+	committed = true
+	return res, nil
+}
+
+// linkOrCopy makes dst a copy of the sealed run src: a hard link when both
+// are on one file system (free), a synced copy otherwise.
+func linkOrCopy(src, dst string) error {
+	if err := os.Link(src, dst); err == nil {
+		return nil
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	tmp := tempRunName(dst)
+	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if err == nil {
+		err = out.Sync()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, dst)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// dbState is a read-only database's sealed state: what merging it adds.
+type dbState struct {
+	snap   *snapshot
+	state  string
+	totals totals
+	ledger []ledgerEntry
+}
+
+// sealedState opens a snapshot of d and reads its state id, totals and
+// ledger. The caller closes st.snap.
+func (d *DB) sealedState(ctx context.Context) (*dbState, error) {
+	s, err := d.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st := &dbState{snap: s}
+	err = s.tx.QueryRowContext(ctx, "SELECT t.games, t.black_wins, t.white_wins, t.draws, m.value FROM totals t, meta m WHERE t.id = 1 AND m.key = ?", metaState).
+		Scan(&st.totals.games, &st.totals.black, &st.totals.white, &st.totals.draws, &st.state)
+	if err != nil {
+		s.close()
+		return nil, classify(err)
+	}
+	rows, err := s.tx.QueryContext(ctx, "SELECT shard_id, seal, games FROM merged_shards ORDER BY shard_id")
+	if err != nil {
+		s.close()
+		return nil, classify(err)
 	}
 	defer rows.Close()
-	var msgs []string
 	for rows.Next() {
-		var m string
-		if err := rows.Scan(&m); err != nil {
-			return classify(err)
+		var e ledgerEntry
+		if err := rows.Scan(&e.id, &e.seal, &e.games); err != nil {
+			s.close()
+			return nil, err
 		}
-		if m != "ok" && len(msgs) < 5 {
-			msgs = append(msgs, m)
-		}
+		st.ledger = append(st.ledger, e)
 	}
 	if err := rows.Err(); err != nil {
-		return classify(err)
+		s.close()
+		return nil, err
 	}
-	if len(msgs) > 0 {
-		return fmt.Errorf("%w: %s", ErrCorrupt, strings.Join(msgs, "; "))
+	return st, nil
+}
+
+// writeExport writes st (a state of d) as a sealed export run at path.
+func (d *DB) writeExport(ctx context.Context, path string, st *dbState) (runFooter, error) {
+	w, err := createRun(path, runHeader{kind: kindExport, cfg: d.cfg, id: d.id, meta: map[string]string{"state": st.state}})
+	if err != nil {
+		return runFooter{}, err
+	}
+	err = func() error {
+		for _, e := range st.ledger {
+			if err := w.ledger(e); err != nil {
+				return err
+			}
+		}
+		m, done, err := st.snap.merger(ctx, true)
+		defer done()
+		if err != nil {
+			return err
+		}
+		for {
+			p, err := m.next()
+			if err != nil || p == nil {
+				return err
+			}
+			p.born = 0 // ages start again in the target
+			if err := w.position(&p.position); err != nil {
+				return err
+			}
+		}
+	}()
+	if err != nil {
+		w.abort()
+		return runFooter{}, err
+	}
+	foot := w.foot
+	_, _, err = w.seal(st.totals)
+	return foot, err
+}
+
+// ExportRun writes the database's current state as a sealed export: a run
+// file that Merge accepts anywhere (another machine, another backend) and
+// counts exactly once, with the ledger of the shards it contains. path must
+// not exist.
+func (d *DB) ExportRun(ctx context.Context, path string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	st, err := d.sealedState(ctx)
+	if err == nil {
+		_, err = d.writeExport(ctx, path, st)
+		st.snap.close()
+	}
+	if err != nil {
+		return fmt.Errorf("store: export run of %q to %q: %w", d.path, path, err)
 	}
 	return nil
 }
 
-// detach detaches the source; if that fails the connection is discarded so
-// that no pooled connection keeps it attached.
-func detach(conn *sql.Conn) {
-	if _, err := conn.ExecContext(context.Background(), "DETACH DATABASE src"); err != nil {
-		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+// SourceConfig reads the configuration of a merge source, a sealed run
+// file or a database, without opening it for writing (e.g. to create a
+// merge target like it).
+func SourceConfig(path string) (Config, error) {
+	if isRunFile(path) {
+		r, err := openRun(path)
+		if err != nil {
+			return Config{}, fmt.Errorf("store: read %q: %w", path, err)
+		}
+		defer r.close()
+		return r.h.cfg, nil
 	}
+	abs, err := filepath.Abs(path)
+	if err == nil {
+		var h header
+		if _, h, err = inspect(abs, modeReadOnly, nil); err == nil {
+			return h.cfg, nil
+		}
+	}
+	return Config{}, fmt.Errorf("store: read %q: %w", path, err)
+}
+
+// ShardInfo describes a sealed run file.
+type ShardInfo struct {
+	ID        string
+	Seal      string
+	Config    Config
+	Games     int64
+	Positions int64
+	Rows      int64
+}
+
+// ReadShard reads the sealed run file at path through, checking it as
+// Merge does, and describes it.
+func ReadShard(path string) (ShardInfo, error) {
+	h, foot, _, seal, err := verifyRun(path)
+	if err != nil {
+		return ShardInfo{}, fmt.Errorf("store: read shard %q: %w", path, err)
+	}
+	return ShardInfo{ID: h.id, Seal: seal, Config: h.cfg, Games: foot.games, Positions: foot.positions, Rows: foot.rows}, nil
+}
+
+// Merged reports whether the source with the given id (a shard's, or a
+// database's db_id) is in the ledger, directly or inside another source.
+func (d *DB) Merged(ctx context.Context, id string) (bool, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var n int
+	if err := d.db.QueryRowContext(ctx, "SELECT count(*) FROM merged_shards WHERE shard_id = ?", id).Scan(&n); err != nil {
+		return false, fmt.Errorf("store: read ledger of %q: %w", d.path, err)
+	}
+	return n > 0, nil
 }

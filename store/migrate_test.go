@@ -7,86 +7,89 @@ import (
 	"testing"
 )
 
-// downgradeToV1 rewrites a schema-2 database file as schema 1 would have
-// stored it: a positions table holding each key's games.
-func downgradeToV1(t *testing.T, path string) {
+// downgradeToV2 rewrites a schema-3 database whose positions are all
+// promoted as schema 2 stored it: moves keyed by key text, the positions
+// view, no young runs, no kept blacklist, no seals.
+func downgradeToV2(t *testing.T, path string) {
 	t.Helper()
 	rawExec(t, path,
-		"DROP VIEW positions",
-		"CREATE TABLE positions (key TEXT PRIMARY KEY, games INTEGER NOT NULL) WITHOUT ROWID",
-		"INSERT INTO positions (key, games) SELECT key, sum(games) FROM moves GROUP BY key",
-		"DELETE FROM schema_migrations WHERE version > 1",
-		"UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+		"PRAGMA journal_mode = DELETE",
+		"CREATE TABLE moves2 (key TEXT NOT NULL, mx INTEGER NOT NULL, my INTEGER NOT NULL, wsum INTEGER NOT NULL, games INTEGER NOT NULL, blacklisted INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (key, mx, my)) WITHOUT ROWID",
+		"INSERT INTO moves2 SELECT key, mx, my, wsum, games, blacklisted FROM moves",
+		"DROP TABLE moves",
+		"ALTER TABLE moves2 RENAME TO moves",
+		"CREATE VIEW positions (key, games) AS SELECT key, sum(games) FROM moves GROUP BY key",
+		"DROP TABLE young_runs",
+		"DROP TABLE blacklist",
+		"ALTER TABLE merged_shards DROP COLUMN seal",
+		"DELETE FROM schema_migrations WHERE version > 2",
+		"UPDATE meta SET value = '2' WHERE key = 'schema_version'")
 }
 
-// TestMigrateV1: Open migrates a schema-1 database (positions table) to the
-// derived positions view, keeping every count, and records the migration.
-func TestMigrateV1(t *testing.T) {
+// TestMigrateV2: Open migrates a schema-2 database (moves keyed by key
+// text) to schema 3 (ordered by position id), keeping every count, and
+// records the migration; a read-only open refuses it.
+func TestMigrateV2(t *testing.T) {
 	ctx := context.Background()
-	path := tempPath(t, "v1.db")
+	path := tempPath(t, "v2.db")
 	games := randomGames(11, 300)
 	ref := newReference()
 	ref.add(games)
 	d := mustOpen(t, path)
-	if err := d.Write(ctx, mustBatch(t, games)); err != nil {
+	writeGames(t, d, games, 300)
+	if _, err := d.Prune(ctx, PruneConfig{MinGames: 1, Age: 0}); err != nil {
 		t.Fatal(err)
 	}
 	mustClose(t, d)
-	downgradeToV1(t, path)
+	downgradeToV2(t, path)
 	if _, err := OpenReadOnly(path); !errors.Is(err, ErrSchemaVersion) {
-		t.Fatalf("OpenReadOnly of schema 1: %v, want ErrSchemaVersion", err)
+		t.Fatalf("OpenReadOnly of schema 2: %v, want ErrSchemaVersion", err)
 	}
 
 	d = mustOpen(t, path)
 	defer mustClose(t, d)
 	ref.check(t, d)
-	var typ string
-	if err := d.db.QueryRow("SELECT type FROM sqlite_schema WHERE name = 'positions'").Scan(&typ); err != nil || typ != "view" {
-		t.Fatalf("positions is %q (%v), want a view", typ, err)
-	}
 	var n, v int
-	if err := d.db.QueryRow("SELECT count(*), max(version) FROM schema_migrations").Scan(&n, &v); err != nil || n != 2 || v != 2 {
-		t.Fatalf("schema_migrations: %d rows, max version %d (%v); want 2, 2", n, v, err)
+	if err := d.db.QueryRow("SELECT count(*), max(version) FROM schema_migrations").Scan(&n, &v); err != nil || n != 3 || v != 3 {
+		t.Fatalf("schema_migrations: %d rows, max version %d (%v); want 3, 3", n, v, err)
 	}
-	m, err := d.Meta(ctx)
-	if err != nil || m["schema_version"] != "2" {
-		t.Fatalf("meta schema_version %q (%v), want 2", m["schema_version"], err)
+	var bad int
+	if err := d.db.QueryRow("SELECT count(*) FROM moves WHERE pid != ocvist_pid(key)").Scan(&bad); err != nil || bad != 0 {
+		t.Fatalf("%d rows with a wrong position id (%v)", bad, err)
 	}
 	if err := d.IntegrityCheck(ctx); err != nil {
 		t.Fatal(err)
 	}
-	// The migrated database keeps working: write more and compare again.
+	// The migrated database keeps working: merge more and compare again.
 	more := randomGames(12, 100)
 	ref.add(more)
-	if err := d.Write(ctx, mustBatch(t, more)); err != nil {
-		t.Fatal(err)
-	}
+	writeGames(t, d, more, 50)
 	ref.check(t, d)
 }
 
-// TestMergeRefusesV1Shard: a shard of schema 1 is refused by Merge with
-// ErrSchemaVersion (it is not migrated: sources are never modified), and both
+// TestMergeRefusesV2Database: a database of schema 2 is refused as a merge
+// source with ErrSchemaVersion (sources are never migrated), and both
 // files stay byte-identical.
-func TestMergeRefusesV1Shard(t *testing.T) {
+func TestMergeRefusesV2Database(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	shard := mustShard(t, dir, testCfg, randomGames(13, 50), 1)
-	downgradeToV1(t, shard)
-	rawExec(t, shard, "PRAGMA journal_mode = DELETE")
+	old := filepath.Join(dir, "old.db")
+	d := mustOpen(t, old)
+	writeGames(t, d, randomGames(13, 50), 50)
+	if _, err := d.Prune(ctx, PruneConfig{MinGames: 1, Age: 0}); err != nil {
+		t.Fatal(err)
+	}
+	mustClose(t, d)
+	downgradeToV2(t, old)
 	target := filepath.Join(dir, "main.db")
-	d := mustOpen(t, target)
-	defer mustClose(t, d)
-	if err := d.Write(ctx, mustBatch(t, randomGames(14, 50))); err != nil {
-		t.Fatal(err)
+	d = mustOpen(t, target)
+	writeGames(t, d, randomGames(14, 50), 50)
+	before, oldBefore := exportString(t, d), fileHash(t, old)
+	if _, err := d.Merge(ctx, old); !errors.Is(err, ErrSchemaVersion) {
+		t.Fatalf("merge of a schema-2 database: %v, want ErrSchemaVersion", err)
 	}
-	if err := d.Checkpoint(ctx); err != nil {
-		t.Fatal(err)
-	}
-	before, shardBefore := fileHash(t, target), fileHash(t, shard)
-	if _, err := d.Merge(ctx, shard); !errors.Is(err, ErrSchemaVersion) {
-		t.Fatalf("merge of a schema-1 shard: %v, want ErrSchemaVersion", err)
-	}
-	if fileHash(t, target) != before || fileHash(t, shard) != shardBefore {
+	if exportString(t, d) != before || fileHash(t, old) != oldBefore {
 		t.Fatal("refused merge changed a file")
 	}
+	mustClose(t, d)
 }

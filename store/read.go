@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/csv"
@@ -11,166 +12,233 @@ import (
 	"strings"
 )
 
-// statsSQL reads every count in one statement, hence one consistent snapshot,
-// and scans moves once (in key order: positions are its distinct keys).
-const statsSQL = `SELECT t.games, t.black_wins, t.white_wins, t.draws, k.positions, k.moves, k.blacklisted,
-	(SELECT count(*) FROM merged_shards),
-	(SELECT count(*) FROM generations)
-FROM totals t, (SELECT count(*) AS positions, coalesce(sum(n), 0) AS moves, coalesce(sum(bl), 0) AS blacklisted
-	FROM (SELECT count(*) AS n, sum(blacklisted != 0) AS bl FROM moves GROUP BY key)) k
-WHERE t.id = 1`
-
-// Stats summarises the database. It scans the tables (count(*)), so it takes
-// time proportional to their size.
+// Stats summarises the database, its young runs included. It reads every
+// position (a merge over the moves table and the young runs), so it takes
+// time proportional to the database.
 func (d *DB) Stats(ctx context.Context) (Stats, error) {
-	s := Stats{Rule: d.cfg.Rule, KeyVersion: d.cfg.KeyVersion, SchemaVersion: SchemaVersion, BoardSize: d.cfg.BoardSize}
-	err := d.db.QueryRowContext(ctx, statsSQL).Scan(&s.Games, &s.BlackWins, &s.WhiteWins, &s.Draws,
-		&s.Positions, &s.Moves, &s.Blacklisted, &s.MergedShards, &s.Generations)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	st, err := d.stats(ctx)
 	if err != nil {
-		return Stats{}, fmt.Errorf("store: stats %q: %w", d.path, classify(err))
+		return Stats{}, fmt.Errorf("store: stats %q: %w", d.path, err)
 	}
-	for _, p := range []string{d.path, d.path + "-wal"} {
-		if fi, err := os.Stat(p); err == nil {
-			s.FileBytes += fi.Size()
+	return st, nil
+}
+
+func (d *DB) stats(ctx context.Context) (Stats, error) {
+	s := Stats{Rule: d.cfg.Rule.String(), KeyVersion: d.cfg.KeyVersion, SchemaVersion: SchemaVersion, BoardSize: d.cfg.BoardSize}
+	snap, err := d.snapshot(ctx)
+	if err != nil {
+		return s, err
+	}
+	defer snap.close()
+	const counts = `SELECT t.games, t.black_wins, t.white_wins, t.draws,
+		(SELECT count(*) FROM merged_shards), (SELECT count(*) FROM generations), (SELECT count(*) FROM blacklist)
+		FROM totals t WHERE t.id = 1`
+	err = snap.tx.QueryRowContext(ctx, counts).Scan(&s.Games, &s.BlackWins, &s.WhiteWins, &s.Draws,
+		&s.MergedShards, &s.Generations, &s.PrunedBlack)
+	if err != nil {
+		return s, classify(err)
+	}
+	s.Blacklisted = s.PrunedBlack
+	s.YoungRuns = int64(len(snap.runs))
+	m, done, err := snap.merger(ctx, true)
+	defer done()
+	if err != nil {
+		return s, err
+	}
+	for {
+		p, err := m.next()
+		if err != nil {
+			return s, err
 		}
+		if p == nil {
+			break
+		}
+		s.Positions++
+		s.Moves += int64(len(p.moves))
+		if !p.mature {
+			s.Young++
+		}
+		for _, r := range p.moves {
+			if r.bl {
+				s.Blacklisted++
+			}
+		}
+	}
+	s.FileBytes = fileBytes(d.path)
+	for _, r := range snap.runs {
+		s.FileBytes += r.bytes
 	}
 	return s, nil
 }
 
-// moveStatSQL selects the move rows of whole positions in primary-key order
-// (no sort); callers append a WHERE clause on key, or nothing.
-const moveStatSQL = "SELECT key, mx, my, wsum, games, blacklisted FROM moves "
+// fileBytes is the size of a SQLite file and its WAL.
+func fileBytes(path string) int64 {
+	var n int64
+	for _, p := range []string{path, path + "-wal"} {
+		if fi, err := os.Stat(p); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}
+
+// scan calls fn with every position of the database (promoted and young,
+// combined) in (id, key) order, from one snapshot.
+func (d *DB) scan(ctx context.Context, fn func(*merged) error) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	snap, err := d.snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	defer snap.close()
+	m, done, err := snap.merger(ctx, true)
+	defer done()
+	if err != nil {
+		return err
+	}
+	for {
+		p, err := m.next()
+		if err != nil {
+			return err
+		}
+		if p == nil {
+			return nil
+		}
+		if err := fn(p); err != nil {
+			return err
+		}
+	}
+}
 
 // ScanMoves calls fn with every (key, move) row with at least minGames
-// games, in (key, mx, my) order, from one consistent snapshot (for building
-// forest training sets). It stops at fn's first error and returns it. fn
-// must not call methods of d that write (nor any method of a Shard, which has
-// a single connection).
+// games, young positions included, grouped by position in (PositionID,
+// key, x, y) order, from one consistent snapshot (for building forest
+// training sets). It stops at fn's first error and returns it. fn must not
+// call methods of d.
 func (d *DB) ScanMoves(ctx context.Context, minGames int64, fn func(MoveStat) error) error {
-	if err := d.scan(ctx, moveStatSQL+"ORDER BY key, mx, my", minGames, fn); err != nil {
+	err := d.scan(ctx, func(p *merged) error { return moveStats(&p.position, minGames, fn) })
+	if err != nil {
 		return fmt.Errorf("store: scan moves of %q: %w", d.path, err)
 	}
 	return nil
 }
 
 // MoveStats returns the statistics of every stored move of the position with
-// key, in (mx, my) order; none for an unknown position.
+// key, in (x, y) order; none for an unknown position. It reads the young
+// runs through, so it is for tools and tests, not for a hot loop.
 func (d *DB) MoveStats(ctx context.Context, key string) ([]MoveStat, error) {
 	var out []MoveStat
-	err := d.scan(ctx, moveStatSQL+"WHERE key = ? ORDER BY key, mx, my", 0, func(m MoveStat) error { out = append(out, m); return nil }, key)
+	id, k := PositionID(key), []byte(key)
+	err := d.scan(ctx, func(p *merged) error {
+		if p.id == id && bytes.Equal(p.key, k) {
+			return moveStats(&p.position, 0, func(m MoveStat) error { out = append(out, m); return nil })
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("store: move stats of %q in %q: %w", key, d.path, err)
 	}
 	return out, nil
 }
 
-// scan runs q, which returns move rows grouped by key, and calls fn with
-// those of at least minGames games, PositionGames set to the sum of the games
-// of all of their position's rows (positions are derived from moves).
-func (d *DB) scan(ctx context.Context, q string, minGames int64, fn func(MoveStat) error, args ...any) error {
-	rows, err := d.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return classify(err)
-	}
-	defer rows.Close()
-	var group []MoveStat // the rows of one key
-	var games int64
-	flush := func() error {
-		for _, m := range group {
-			if m.Games < minGames {
-				continue
-			}
-			m.PositionGames = games
-			if err := fn(m); err != nil {
-				return err
-			}
-		}
-		group, games = group[:0], 0
-		return nil
-	}
-	for rows.Next() {
-		var m MoveStat
-		if err := rows.Scan(&m.Key, &m.Move.X, &m.Move.Y, &m.WSum, &m.Games, &m.Blacklisted); err != nil {
-			return err
-		}
-		if len(group) > 0 && group[0].Key != m.Key {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-		group = append(group, m)
-		games += m.Games
-	}
-	if err := rows.Err(); err != nil {
-		return classify(err)
-	}
-	return flush()
-}
-
-// Blacklist loads every blacklisted move into memory (for self-play).
+// Blacklist loads every blacklisted move into memory (for self-play):
+// those of promoted and young positions and those kept from pruned ones.
 func (d *DB) Blacklist(ctx context.Context) (Blacklist, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	bl, err := d.blacklist(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("store: load blacklist of %q: %w", d.path, err)
+		return Blacklist{}, fmt.Errorf("store: load blacklist of %q: %w", d.path, err)
 	}
 	return bl, nil
 }
 
 func (d *DB) blacklist(ctx context.Context) (Blacklist, error) {
-	rows, err := d.db.QueryContext(ctx, "SELECT key, mx, my FROM moves WHERE blacklisted != 0")
+	snap, err := d.snapshot(ctx)
 	if err != nil {
-		return nil, classify(err)
+		return Blacklist{}, err
 	}
-	defer rows.Close()
-	bl := make(Blacklist)
+	defer snap.close()
+	var es []BlacklistEntry
+	rows, err := snap.tx.QueryContext(ctx, "SELECT pid, mx, my FROM moves WHERE blacklisted != 0 UNION ALL SELECT pid, mx, my FROM blacklist")
+	if err != nil {
+		return Blacklist{}, classify(err)
+	}
 	for rows.Next() {
-		var km KeyMove
-		if err := rows.Scan(&km.Key, &km.Move.X, &km.Move.Y); err != nil {
-			return nil, err
+		var e BlacklistEntry
+		if err := rows.Scan(&e.ID, &e.Move.X, &e.Move.Y); err != nil {
+			rows.Close()
+			return Blacklist{}, err
 		}
-		bl[km] = struct{}{}
+		es = append(es, e)
 	}
-	return bl, classify(rows.Err())
+	if err := rows.Close(); err != nil {
+		return Blacklist{}, err
+	}
+	for i, f := range snap.files {
+		r, err := newRunReader(f, f.Name())
+		if err != nil {
+			return Blacklist{}, fmt.Errorf("young run %s: %w", snap.runs[i].name, err)
+		}
+		for {
+			p, err := r.next()
+			if err != nil {
+				return Blacklist{}, fmt.Errorf("young run %s: %w", snap.runs[i].name, err)
+			}
+			if p == nil {
+				break
+			}
+			for _, m := range p.moves {
+				if m.bl {
+					es = append(es, BlacklistEntry{p.id, m.m})
+				}
+			}
+		}
+	}
+	return blacklistOf(es), nil
 }
 
 // ExportHeader is the first line of Export's output.
 const ExportHeader = "key,mx,my,wsum,games,blacklisted,position_games"
 
-// Export writes every move row as CSV (RFC 4180): the header ExportHeader,
-// then one line per (key, move) sorted by key (bytewise), mx, my, with
-// blacklisted as 0 or 1. The output depends only on the stored counts, so
-// two databases with equal statistics export identical bytes.
+// Export writes every move row, young positions included, as CSV (RFC
+// 4180): the header ExportHeader, then one line per (key, move), grouped
+// by position in (PositionID, key, x, y) order, with blacklisted as 0 or
+// 1. The output depends only on the stored counts, so two databases with
+// equal statistics export identical bytes. Blacklisted moves kept from
+// pruned positions have no row (their keys are not kept).
 func (d *DB) Export(ctx context.Context, w io.Writer) error {
-	if err := d.export(ctx, w); err != nil {
+	cw := csv.NewWriter(w)
+	err := cw.Write(strings.Split(ExportHeader, ","))
+	rec := make([]string, 7)
+	if err == nil {
+		err = d.scan(ctx, func(p *merged) error {
+			return moveStats(&p.position, 0, func(m MoveStat) error {
+				rec[0] = m.Key
+				rec[1] = strconv.Itoa(int(m.Move.X))
+				rec[2] = strconv.Itoa(int(m.Move.Y))
+				rec[3] = strconv.FormatInt(m.WSum, 10)
+				rec[4] = strconv.FormatInt(m.Games, 10)
+				rec[5] = "0"
+				if m.Blacklisted {
+					rec[5] = "1"
+				}
+				rec[6] = strconv.FormatInt(m.PositionGames, 10)
+				return cw.Write(rec)
+			})
+		})
+	}
+	if err == nil {
+		cw.Flush()
+		err = cw.Error()
+	}
+	if err != nil {
 		return fmt.Errorf("store: export %q: %w", d.path, err)
 	}
 	return nil
-}
-
-func (d *DB) export(ctx context.Context, w io.Writer) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(strings.Split(ExportHeader, ",")); err != nil {
-		return err
-	}
-	rec := make([]string, 7)
-	err := d.scan(ctx, moveStatSQL+"ORDER BY key, mx, my", 0, func(m MoveStat) error {
-		rec[0] = m.Key
-		rec[1] = strconv.Itoa(int(m.Move.X))
-		rec[2] = strconv.Itoa(int(m.Move.Y))
-		rec[3] = strconv.FormatInt(m.WSum, 10)
-		rec[4] = strconv.FormatInt(m.Games, 10)
-		rec[5] = "0"
-		if m.Blacklisted {
-			rec[5] = "1"
-		}
-		rec[6] = strconv.FormatInt(m.PositionGames, 10)
-		return cw.Write(rec)
-	})
-	if err != nil {
-		return err
-	}
-	cw.Flush()
-	return cw.Error()
 }
 
 // Generation is one learning-loop generation's record.
@@ -218,6 +286,8 @@ func (d *DB) AddGeneration(ctx context.Context, g Generation) error {
 
 // Generations returns the recorded generations in increasing order.
 func (d *DB) Generations(ctx context.Context) ([]Generation, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	rows, err := d.db.QueryContext(ctx, `SELECT gen, games, rows, fit_seconds, auc, score, score_low, score_high, model, seed, created
 		FROM generations ORDER BY gen`)
 	if err != nil {

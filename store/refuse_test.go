@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"ocvist/gomoku"
 )
 
 // TestOpenRefusals: Open refuses each bad file with the right sentinel and
@@ -20,14 +22,13 @@ func TestOpenRefusals(t *testing.T) {
 	}
 	ocvist := filepath.Join(dir, "ocvist.db")
 	d := mustOpen(t, ocvist)
-	if err := d.Write(context.Background(), mustBatch(t, randomGames(1, 30))); err != nil {
-		t.Fatal(err)
-	}
+	writeGames(t, d, randomGames(1, 30), 30)
 	mustClose(t, d)
 	newer := filepath.Join(dir, "newer.db")
 	d = mustOpen(t, newer)
 	mustClose(t, d)
 	rawExec(t, newer, "UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+	shard := mustShard(t, dir, testCfg, randomGames(2, 10))
 
 	cases := []struct {
 		name string
@@ -38,18 +39,16 @@ func TestOpenRefusals(t *testing.T) {
 		{"ForeignSQLite", foreign, testCfg, ErrNotOcvist},
 		{"NotSQLite", notSQLite, testCfg, ErrNotOcvist},
 		{"Directory", dir, testCfg, ErrNotOcvist},
-		{"OtherRule", ocvist, Config{Rule: RuleStandard, KeyVersion: 1, BoardSize: 15}, ErrRuleMismatch},
-		{"OtherKeyVersion", ocvist, Config{Rule: RuleFreestyle, KeyVersion: 2, BoardSize: 15}, ErrKeyVersion},
-		{"OtherBoardSize", ocvist, Config{Rule: RuleFreestyle, KeyVersion: 1, BoardSize: 19}, ErrBoardSize},
+		{"Shard", shard, testCfg, ErrShard},
+		{"OtherRule", ocvist, Config{Rule: gomoku.Standard, KeyVersion: 1, BoardSize: 15}, ErrRuleMismatch},
+		{"OtherKeyVersion", ocvist, Config{Rule: gomoku.Freestyle, KeyVersion: 2, BoardSize: 15}, ErrKeyVersion},
+		{"OtherBoardSize", ocvist, Config{Rule: gomoku.Freestyle, KeyVersion: 1, BoardSize: 19}, ErrBoardSize},
 		{"NewerSchema", newer, testCfg, ErrSchemaVersion},
-		{"BadConfig", filepath.Join(dir, "new.db"), Config{Rule: "renju", KeyVersion: 1, BoardSize: 15}, ErrInvalidConfig},
+		{"BadConfig", filepath.Join(dir, "new.db"), Config{Rule: 7, KeyVersion: 1, BoardSize: 15}, ErrInvalidConfig},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var before string
-			if fi, err := os.Stat(c.path); err == nil && !fi.IsDir() {
-				before = fileHash(t, c.path)
-			}
+			before := dirHash(t, dir)
 			d, err := Open(c.path, c.cfg)
 			if err == nil {
 				d.Close()
@@ -58,23 +57,20 @@ func TestOpenRefusals(t *testing.T) {
 				t.Fatalf("Open: %v, want %v", err, c.want)
 			}
 			t.Logf("error: %v", err)
-			if before != "" && fileHash(t, c.path) != before {
-				t.Fatal("refused file changed")
-			}
-			if _, err := os.Stat(filepath.Join(dir, "new.db")); err == nil {
-				t.Fatal("refused config created a file")
+			if dirHash(t, dir) != before {
+				t.Fatal("refused open changed a file")
 			}
 		})
 	}
-	for _, p := range []string{foreign, notSQLite, newer} {
+	for _, p := range []string{foreign, notSQLite, newer, shard} {
 		if _, err := OpenReadOnly(p); err == nil {
 			t.Errorf("OpenReadOnly(%s) succeeded", p)
 		}
 	}
 }
 
-// TestMergeRefusals: Merge refuses each bad source with the right sentinel and
-// leaves the target byte-identical.
+// TestMergeRefusals: Merge refuses each bad source with the right sentinel
+// and leaves the target's statistics unchanged.
 func TestMergeRefusals(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -85,41 +81,46 @@ func TestMergeRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	games := randomGames(8, 300)
-	standard := mustShard(t, dir, Config{Rule: RuleStandard, KeyVersion: 1, BoardSize: 15}, games, 1)
-	keyV2 := mustShard(t, dir, Config{Rule: RuleFreestyle, KeyVersion: 2, BoardSize: 15}, games, 1)
-	good := mustShard(t, dir, testCfg, games, 1)
-	truncated := filepath.Join(dir, "shard-truncated.db")
-	corrupt := filepath.Join(dir, "shard-corrupt.db")
+	standard := mustShard(t, dir, Config{Rule: gomoku.Standard, KeyVersion: 1, BoardSize: 15}, games)
+	keyV2 := mustShard(t, dir, Config{Rule: gomoku.Freestyle, KeyVersion: 2, BoardSize: 15}, games)
+	good := mustShard(t, dir, testCfg, games)
 	data, err := os.ReadFile(good)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(data) < 16*4096 {
-		t.Fatalf("shard too small for the test: %d bytes", len(data))
+	seal := data[len(data)-runSealSize:]
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
-	if err := os.WriteFile(truncated, data[:len(data)/2], 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bad := append([]byte(nil), data...)
-	for i := 6 * 4096; i < 10*4096; i++ {
-		bad[i] = byte(i * 7)
-	}
-	if err := os.WriteFile(corrupt, bad, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tmpShard, err := CreateShard(dir, testCfg, nil)
+	truncated := write("shard-truncated.run", append(append([]byte(nil), data[:len(data)/2]...), seal...))
+	unsealed := write("shard-unsealed.run", data[:len(data)-1])
+	flipped := append([]byte(nil), data...)
+	flipped[len(data)/2] ^= 0x10
+	corrupt := write("shard-corrupt.run", flipped)
+	futureFormat := append([]byte(nil), data...)
+	futureFormat[len(runMagic)] = runVersion + 1
+	future := write("shard-future.run", futureFormat)
+	// A record type from the future, sealed: refused, not skipped.
+	unknown := filepath.Join(dir, "shard-unknown.run")
+	w, err := createRun(unknown, runHeader{kind: kindShard, cfg: testCfg, id: "future"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustClose(t, tmpShard.DB)
+	if err := w.write([]byte{3, 0}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := w.seal(totals{}); err != nil {
+		t.Fatal(err)
+	}
 
 	target := filepath.Join(dir, "target.db")
 	d := mustOpen(t, target)
-	if err := d.Write(ctx, mustBatch(t, randomGames(9, 50))); err != nil {
-		t.Fatal(err)
-	}
-	mustClose(t, d)
-	hash := fileHash(t, target)
+	writeGames(t, d, randomGames(9, 50), 50)
+	before := exportString(t, d)
 
 	cases := []struct {
 		name, path string
@@ -132,16 +133,14 @@ func TestMergeRefusals(t *testing.T) {
 		{"OtherKeyVersion", keyV2, ErrKeyVersion},
 		{"Truncated", truncated, ErrCorrupt},
 		{"Corrupt", corrupt, ErrCorrupt},
-		{"Unpublished", tmpShard.Path(), ErrUnpublished},
-		{"Missing", filepath.Join(dir, "shard-missing.db"), os.ErrNotExist},
+		{"Unsealed", unsealed, ErrUnpublished},
+		{"FutureFormat", future, ErrSchemaVersion},
+		{"UnknownRecord", unknown, ErrSchemaVersion},
+		{"Missing", filepath.Join(dir, "shard-missing.run"), os.ErrNotExist},
+		{"Itself", target, ErrOverlap},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d, err := Open(target, testCfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			before := exportString(t, d)
 			res, err := d.Merge(ctx, c.path)
 			if !errors.Is(err, c.want) {
 				t.Fatalf("Merge: %+v, %v; want %v", res, err, c.want)
@@ -150,15 +149,188 @@ func TestMergeRefusals(t *testing.T) {
 			if exportString(t, d) != before {
 				t.Fatal("refused merge changed the target's rows")
 			}
-			mustClose(t, d)
-			if fileHash(t, target) != hash {
-				t.Fatal("refused merge changed the target file")
-			}
 		})
 	}
+	if st, _ := d.Stats(ctx); st.Games != 50 || st.YoungRuns != 1 {
+		t.Fatalf("refusals changed the target: %+v", st)
+	}
+	if entries, _ := os.ReadDir(d.young); len(entries) != 1 {
+		t.Fatalf("refusals left files in the young directory: %v", entries)
+	}
 	// The intact shard still merges afterwards.
-	d = mustOpen(t, target)
-	if res, err := d.Merge(ctx, good); err != nil || res.AlreadyMerged {
+	if res, err := d.Merge(ctx, good); err != nil || res.AlreadyMerged || res.Games != 300 {
 		t.Fatalf("merge good shard: %+v, %v", res, err)
+	}
+}
+
+// TestSecondWriter: acceptance point 4 of issue 9 for the store. A second
+// writer (Open, OpenExisting) is refused at once with ErrInUse while the
+// first one works on, whose counts stay exact; readers are not refused;
+// after Close the lock is free.
+func TestSecondWriter(t *testing.T) {
+	ctx := context.Background()
+	path := tempPath(t, "w.db")
+	d := mustOpen(t, path)
+	games := randomGames(3, 200)
+	writeGames(t, d, games[:100], 50)
+	for _, open := range []func() (*DB, error){
+		func() (*DB, error) { return Open(path, testCfg) },
+		func() (*DB, error) { return OpenExisting(path) },
+	} {
+		if e, err := open(); !errors.Is(err, ErrInUse) {
+			if e != nil {
+				e.Close()
+			}
+			t.Fatalf("second writer: %v, want ErrInUse", err)
+		} else {
+			t.Logf("error: %v", err)
+		}
+	}
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeGames(t, d, games[100:], 50)
+	ref := newReference()
+	ref.add(games)
+	ref.check(t, d)
+	ref.check(t, ro)
+	mustClose(t, ro)
+	// Merging from a database being written is refused too.
+	other := mustOpen(t, tempPath(t, "other.db"))
+	if _, err := other.Merge(ctx, path); !errors.Is(err, ErrInUse) {
+		t.Fatalf("merge from a database in use: %v, want ErrInUse", err)
+	}
+	mustClose(t, d)
+	if res, err := other.Merge(ctx, path); err != nil || res.Games != 200 {
+		t.Fatalf("merge after the writer closed: %+v, %v", res, err)
+	}
+	ref.check(t, other)
+}
+
+// TestRemergeGrown: acceptance point 4 of issue 9. A database merged, then
+// grown, is refused as a source (ErrOverlap, nothing changed), not reported
+// as already merged; in the same state it is already merged; its new
+// shards merge on their own.
+func TestRemergeGrown(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	a := mustOpen(t, filepath.Join(dir, "a.db"))
+	writeGames(t, a, randomGames(1, 100), 100)
+	mustClose(t, a)
+	target := mustOpen(t, filepath.Join(dir, "t.db"))
+	if _, err := target.Merge(ctx, filepath.Join(dir, "a.db")); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := target.Merge(ctx, filepath.Join(dir, "a.db")); err != nil || !res.AlreadyMerged {
+		t.Fatalf("merge of the same state again: %+v, %v; want AlreadyMerged", res, err)
+	}
+	a = mustOpen(t, filepath.Join(dir, "a.db"))
+	newer := mustShard(t, dir, testCfg, randomGames(2, 40))
+	if _, err := a.Merge(ctx, newer); err != nil {
+		t.Fatal(err)
+	}
+	mustClose(t, a)
+	before := exportString(t, target)
+	res, err := target.Merge(ctx, filepath.Join(dir, "a.db"))
+	if !errors.Is(err, ErrOverlap) || res.Games != 0 {
+		t.Fatalf("merge of a grown database: %+v, %v; want ErrOverlap", res, err)
+	}
+	t.Logf("error: %v", err)
+	if exportString(t, target) != before {
+		t.Fatal("refused merge changed the target")
+	}
+	if res, err := target.Merge(ctx, newer); err != nil || res.Games != 40 {
+		t.Fatalf("merge of the new shard itself: %+v, %v", res, err)
+	}
+	ref := newReference()
+	ref.add(randomGames(1, 100))
+	ref.add(randomGames(2, 40))
+	ref.check(t, target)
+}
+
+// TestPrunedCopyCannotHide: acceptance point 4 of issue 9. A pruned copy of
+// a database merged first does not make the original count as merged: the
+// original is refused (ErrOverlap), so no shard's games are silently
+// skipped; and a run file cannot be pruned at all.
+func TestPrunedCopyCannotHide(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	orig := filepath.Join(dir, "orig.db")
+	d := mustOpen(t, orig)
+	writeGames(t, d, randomGames(5, 200), 100)
+	mustClose(t, d)
+	cp := filepath.Join(dir, "copy.db")
+	data, err := os.ReadFile(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cp, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(cp+".young", os.DirFS(orig+".young")); err != nil {
+		t.Fatal(err)
+	}
+	c := mustOpen(t, cp)
+	if res, err := c.Prune(ctx, PruneConfig{MinGames: 2, Age: 0}); err != nil || res.Positions == 0 {
+		t.Fatalf("prune copy: %+v, %v", res, err)
+	}
+	mustClose(t, c)
+	target := mustOpen(t, filepath.Join(dir, "t.db"))
+	if _, err := target.Merge(ctx, cp); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := target.Merge(ctx, orig); !errors.Is(err, ErrOverlap) || res.AlreadyMerged {
+		t.Fatalf("merge of the original after its pruned copy: %+v, %v; want ErrOverlap", res, err)
+	}
+	shard := mustShard(t, dir, testCfg, randomGames(6, 10))
+	if _, err := Open(shard, testCfg); !errors.Is(err, ErrShard) {
+		t.Fatalf("open a shard to prune it: %v, want ErrShard", err)
+	}
+}
+
+// TestReadOnlyUse: reading a database (stats, export, scan, blacklist,
+// merging from it) creates and changes no file in its directory, so it
+// works where the directory is read-only; a directory that really is
+// read-only is tested when not running as root (root ignores permissions).
+func TestReadOnlyUse(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.db")
+	d := mustOpen(t, path)
+	writeGames(t, d, randomGames(4, 100), 50)
+	mustClose(t, d)
+	os.Remove(lockPath(path)) // as if copied here without it
+	before := dirHash(t, dir)
+	if os.Geteuid() != 0 {
+		if err := os.Chmod(dir, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Chmod(dir, 0o755)
+	}
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ro.Stats(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ro.Blacklist(ctx); err != nil {
+		t.Fatal(err)
+	}
+	exportString(t, ro)
+	mustClose(t, ro)
+	target := mustOpen(t, tempPath(t, "t.db"))
+	if res, err := target.Merge(ctx, path); err != nil || res.Games != 100 {
+		t.Fatalf("merge from a read-only place: %+v, %v", res, err)
+	}
+	if dirHash(t, dir) != before {
+		t.Fatal("reading changed the database's directory")
+	}
+	if os.Geteuid() != 0 {
+		_, err := Open(filepath.Join(dir, "new.db"), testCfg)
+		if !errors.Is(err, os.ErrPermission) {
+			t.Fatalf("create in a read-only directory: %v, want permission denied", err)
+		}
 	}
 }

@@ -10,19 +10,46 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"ocvist/canon"
 )
 
-func TestWriteMatchesReference(t *testing.T) {
-	d := mustOpen(t, tempPath(t, "w.db"))
+// TestMergeMatchesReference: shards merged one by one hold exactly the
+// reference counts, before and after a prune that drops nothing, and after
+// reopening.
+func TestMergeMatchesReference(t *testing.T) {
+	ctx := context.Background()
+	path := tempPath(t, "w.db")
+	d := mustOpen(t, path)
 	ref := newReference()
 	for i, seed := range []uint64{1, 2, 3} {
 		games := randomGames(seed, 200+100*i)
-		if err := d.Write(context.Background(), mustBatch(t, games)); err != nil {
-			t.Fatal(err)
-		}
+		writeGames(t, d, games, 90)
 		ref.add(games)
 	}
 	ref.check(t, d)
+	res, err := d.Prune(ctx, PruneConfig{MinGames: 2, Age: 1 << 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Positions != 0 || res.Runs != 12 || res.Promoted == 0 || res.Young == 0 {
+		t.Fatalf("prune %+v: want 12 runs folded, some promoted, some young, none dropped", res)
+	}
+	ref.check(t, d)
+	more := randomGames(4, 150)
+	writeGames(t, d, more, 150)
+	ref.add(more)
+	ref.check(t, d)
+	if _, err := d.Prune(ctx, PruneConfig{MinGames: 2, Age: 1 << 40}); err != nil {
+		t.Fatal(err)
+	}
+	ref.check(t, d)
+	mustClose(t, d)
+	d = mustOpen(t, path)
+	ref.check(t, d)
+	if err := d.IntegrityCheck(ctx); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestCountConservation: two shards merged into a third database hold exactly
@@ -31,8 +58,8 @@ func TestCountConservation(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	gamesA, gamesB := randomGames(11, 400), randomGames(22, 300)
-	shardA := mustShard(t, dir, testCfg, gamesA, 3)
-	shardB := mustShard(t, dir, testCfg, gamesB, 2)
+	shardA := mustShard(t, dir, testCfg, gamesA)
+	shardB := mustShard(t, dir, testCfg, gamesB)
 
 	d := mustOpen(t, filepath.Join(dir, "main.db"))
 	for _, p := range []string{shardA, shardB} {
@@ -76,8 +103,8 @@ func TestMergeNested(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	gamesA, gamesB := randomGames(1, 50), randomGames(2, 60)
-	shardA := mustShard(t, dir, testCfg, gamesA, 1)
-	shardB := mustShard(t, dir, testCfg, gamesB, 1)
+	shardA := mustShard(t, dir, testCfg, gamesA)
+	shardB := mustShard(t, dir, testCfg, gamesB)
 
 	x := mustOpen(t, filepath.Join(dir, "x.db"))
 	if _, err := x.Merge(ctx, shardA); err != nil {
@@ -120,37 +147,41 @@ func TestMergeNested(t *testing.T) {
 func TestBlacklistSticky(t *testing.T) {
 	ctx := context.Background()
 	d := mustOpen(t, tempPath(t, "b.db"))
-	km := KeyMove{"0000x", Move{1, 0}}
-	lose := Game{Records: []Record{{"", Move{0, 0}, -1}, {"0000x", Move{1, 0}, 1}}, Result: -1, Blacklist: []KeyMove{{"", Move{0, 0}}}}
-	win := Game{Records: []Record{{"", Move{0, 0}, 1}, {"0000x", Move{1, 0}, -1}}, Result: 1, Blacklist: []KeyMove{km}}
-	credit := Game{Records: []Record{{"", Move{0, 0}, -1}, {"0000x", Move{1, 0}, 1}}, Result: -1}
+	mv := canon.Move{X: 1, Y: 0}
+	km := KeyMove{"0000x", mv}
+	lose := Game{Records: []Record{{"", canon.Move{}, -1}, {"0000x", mv, 1}}, Result: -1, Blacklist: []KeyMove{{"", canon.Move{}}}}
+	win := Game{Records: []Record{{"", canon.Move{}, 1}, {"0000x", mv, -1}}, Result: 1, Blacklist: []KeyMove{km}}
+	credit := Game{Records: []Record{{"", canon.Move{}, -1}, {"0000x", mv, 1}}, Result: -1}
 	for _, g := range []Game{win, credit, lose} {
-		if err := d.Write(ctx, mustBatch(t, []Game{g})); err != nil {
+		writeGames(t, d, []Game{g}, 1)
+	}
+	want := []MoveStat{{Key: "0000x", Move: mv, WSum: 1, Games: 3, Blacklisted: true, PositionGames: 3}}
+	for _, when := range []string{"young", "promoted"} {
+		ms, err := d.MoveStats(ctx, "0000x")
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	ms, err := d.MoveStats(ctx, "0000x")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []MoveStat{{Key: "0000x", Move: Move{1, 0}, WSum: 1, Games: 3, Blacklisted: true, PositionGames: 3}}
-	if !reflect.DeepEqual(ms, want) {
-		t.Fatalf("move stats %+v, want %+v", ms, want)
-	}
-	bl, err := d.Blacklist(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(bl) != 2 || !bl.Contains("0000x", Move{1, 0}) || !bl.Contains("", Move{0, 0}) {
-		t.Fatalf("blacklist %v", bl)
+		if !reflect.DeepEqual(ms, want) {
+			t.Fatalf("%s: move stats %+v, want %+v", when, ms, want)
+		}
+		bl, err := d.Blacklist(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bl.Len() != 2 || !bl.Contains("0000x", mv) || !bl.Contains("", canon.Move{}) || bl.Contains("0000x", canon.Move{}) {
+			t.Fatalf("%s: blacklist %v", when, bl)
+		}
+		if _, err := d.Prune(ctx, DefaultPrune); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
 func TestBatchAddInvalid(t *testing.T) {
 	for name, g := range map[string]Game{
-		"Weight":           {Records: []Record{{"", Move{}, 2}}},
+		"Weight":           {Records: []Record{{"", canon.Move{}, 2}}},
 		"Result":           {Result: 3},
-		"RepeatedPosition": {Records: []Record{{"a", Move{}, 0}, {"a", Move{1, 1}, 0}}},
+		"RepeatedPosition": {Records: []Record{{"a", canon.Move{}, 0}, {"a", canon.Move{X: 1, Y: 1}, 0}}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			b := NewBatch()
@@ -166,9 +197,7 @@ func TestBatchAddInvalid(t *testing.T) {
 
 func TestStatsJSON(t *testing.T) {
 	d := mustOpen(t, tempPath(t, "s.db"))
-	if err := d.Write(context.Background(), mustBatch(t, randomGames(5, 10))); err != nil {
-		t.Fatal(err)
-	}
+	writeGames(t, d, randomGames(5, 10), 10)
 	s, err := d.Stats(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -178,12 +207,12 @@ func TestStatsJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"games", "positions", "moves", "blacklisted", "rule", "key_version", "schema_version", "board_size", "black_wins", "white_wins", "draws", "merged_shards", "file_bytes"} {
+	for _, k := range []string{"games", "positions", "moves", "blacklisted", "young", "young_runs", "pruned_black", "rule", "key_version", "schema_version", "board_size", "black_wins", "white_wins", "draws", "merged_shards", "file_bytes"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("stats JSON lacks %q: %s", k, b)
 		}
 	}
-	if s.Games != 10 || s.Rule != RuleFreestyle || s.SchemaVersion != SchemaVersion || s.FileBytes == 0 {
+	if s.Games != 10 || s.Rule != "freestyle" || s.SchemaVersion != SchemaVersion || s.FileBytes == 0 || s.YoungRuns != 1 || s.Young != s.Positions {
 		t.Fatalf("stats %+v", s)
 	}
 }
@@ -201,7 +230,7 @@ func TestMetaAndGenerations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m["seed"] != "42" || m["rule"] != RuleFreestyle || m["db_id"] != d.ID() || m["schema_version"] != strconv.Itoa(SchemaVersion) {
+	if m["seed"] != "42" || m["rule"] != "freestyle" || m["db_id"] != d.ID() || m["schema_version"] != strconv.Itoa(SchemaVersion) {
 		t.Fatalf("meta %v", m)
 	}
 	g := Generation{Gen: 1, Games: 1000, Rows: 50, FitSeconds: 1.5, AUC: 0.8, Score: 0.6, ScoreLow: 0.55, ScoreHigh: 0.65, Model: "data/g1.model", Seed: 7}
@@ -231,16 +260,12 @@ func TestMetaAndGenerations(t *testing.T) {
 // TestReopen: Open of an existing database keeps its data; OpenExisting reads
 // the configuration; OpenReadOnly never writes.
 func TestReopen(t *testing.T) {
-	ctx := context.Background()
 	path := tempPath(t, "r.db")
 	d := mustOpen(t, path)
-	games := randomGames(9, 40)
-	if err := d.Write(ctx, mustBatch(t, games)); err != nil {
-		t.Fatal(err)
-	}
+	writeGames(t, d, randomGames(9, 40), 20)
 	want := exportString(t, d)
 	mustClose(t, d)
-	hash := fileHash(t, path)
+	hash := dirHash(t, filepath.Dir(path))
 
 	ro, err := OpenReadOnly(path)
 	if err != nil {
@@ -249,12 +274,15 @@ func TestReopen(t *testing.T) {
 	if got := exportString(t, ro); got != want {
 		t.Fatal("read-only export differs")
 	}
-	if err := ro.Write(ctx, mustBatch(t, games)); !errors.Is(err, ErrReadOnly) {
-		t.Fatalf("write read-only: %v", err)
+	if _, err := ro.Prune(context.Background(), DefaultPrune); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("prune read-only: %v", err)
+	}
+	if _, err := ro.Merge(context.Background(), path); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("merge into read-only: %v", err)
 	}
 	mustClose(t, ro)
-	if fileHash(t, path) != hash {
-		t.Fatal("read-only open changed the file")
+	if dirHash(t, filepath.Dir(path)) != hash {
+		t.Fatal("read-only open changed the directory")
 	}
 
 	e, err := OpenExisting(path)
@@ -270,67 +298,66 @@ func TestReopen(t *testing.T) {
 	}
 }
 
-// TestShardUnpublished: a shard never published is not visible as
-// shard-*.db, cannot be merged, and CleanTemp removes it.
-func TestShardUnpublished(t *testing.T) {
+// TestShardUnsealed: a shard whose writing never finished is not listed,
+// cannot be merged, and CleanTemp removes it.
+func TestShardUnsealed(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	s, err := CreateShard(dir, testCfg, nil)
+	final := mustShard(t, dir, testCfg, randomGames(3, 20))
+	data, err := os.ReadFile(final)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Write(ctx, mustBatch(t, randomGames(3, 20))); err != nil {
+	tmp := filepath.Join(dir, ".shard-cut.run.tmp")
+	if err := os.WriteFile(tmp, data[:len(data)-3], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tmp := s.Path()
-	mustClose(t, s.DB) // a crash: closed, never published
-	if got, _ := ListShards(dir); len(got) != 0 {
-		t.Fatalf("unpublished shard visible: %v", got)
+	if got, _ := ListShards(dir); len(got) != 1 || got[0] != final {
+		t.Fatalf("ListShards %v, want [%s]", got, final)
 	}
-	if !IsTempShard(tmp) || !strings.HasPrefix(filepath.Base(tmp), ".shard-") {
-		t.Fatalf("temporary name %q", tmp)
+	if !IsTempShard(tmp) || IsTempShard(final) {
+		t.Fatalf("IsTempShard(%q) or (%q) wrong", tmp, final)
 	}
 	d := mustOpen(t, filepath.Join(dir, "main.db"))
 	if _, err := d.Merge(ctx, tmp); !errors.Is(err, ErrUnpublished) {
 		t.Fatalf("merge temp: %v, want ErrUnpublished", err)
 	}
-	// Renamed by hand, it is still not published.
-	renamed := filepath.Join(dir, "shard-byhand.db")
+	// Renamed by hand, it is still not sealed.
+	renamed := filepath.Join(dir, "shard-byhand.run")
 	if err := os.Rename(tmp, renamed); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := d.Merge(ctx, renamed); !errors.Is(err, ErrUnpublished) {
-		t.Fatalf("merge renamed unpublished: %v, want ErrUnpublished", err)
+		t.Fatalf("merge renamed unsealed: %v, want ErrUnpublished", err)
 	}
 	if err := os.Rename(renamed, tmp); err != nil {
 		t.Fatal(err)
 	}
 	removed, err := CleanTemp(dir)
-	if err != nil || len(removed) == 0 {
+	if err != nil || len(removed) != 1 {
 		t.Fatalf("CleanTemp: %v, %v", removed, err)
 	}
 	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
 		t.Fatalf("temp shard survives CleanTemp: %v", err)
 	}
+	if st, _ := d.Stats(ctx); st.Games != 0 {
+		t.Fatalf("refused merges added %d games", st.Games)
+	}
+}
 
-	s2, err := CreateShard(dir, testCfg, nil)
+// dirHash hashes every file of dir (names and contents).
+func dirHash(t testing.TB, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		b.WriteString(p + " " + fileHash(t, p) + "\n")
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s2.Discard(); err != nil {
-		t.Fatal(err)
-	}
-	final := mustShard(t, dir, testCfg, randomGames(4, 10), 1)
-	got, _ := ListShards(dir)
-	if len(got) != 1 || got[0] != final {
-		t.Fatalf("ListShards %v, want [%s]", got, final)
-	}
-	if left, _ := filepath.Glob(filepath.Join(dir, ".shard-*")); len(left) != 0 {
-		t.Fatalf("left behind: %v", left)
-	}
-	for _, suffix := range []string{"-wal", "-shm", "-journal"} {
-		if _, err := os.Stat(final + suffix); err == nil {
-			t.Fatalf("published shard has %s file", suffix)
-		}
-	}
+	return b.String()
 }

@@ -1,24 +1,32 @@
 package store
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+	"slices"
 
-// Move is a move in the canonical frame: an offset from the canonical box
-// corner of its position's key. Offsets may be negative (about −14..28).
-type Move struct {
-	X, Y int8
-}
+	"ocvist/canon"
+	"ocvist/gomoku"
+)
+
+// Move is canon.Move, the store's word for a move in a position's canonical
+// frame.
+//
+// Deprecated: use canon.Move; this alias only keeps packages that have not
+// switched yet compiling.
+type Move = canon.Move
 
 // KeyMove is a move in a position identified by its canonical key.
 type KeyMove struct {
 	Key  string
-	Move Move
+	Move canon.Move
 }
 
 // Record is one move of a finished game. Weight is +1 for a move of the
 // winner, −1 for a move of the loser and 0 in a draw.
 type Record struct {
 	Key    string
-	Move   Move
+	Move   canon.Move
 	Weight int8
 }
 
@@ -32,28 +40,27 @@ type Game struct {
 	Result    int8
 }
 
-// Rules accepted in Config.Rule.
-const (
-	RuleFreestyle = "freestyle" // five or more in a row wins
-	RuleStandard  = "standard"  // exactly five wins
-)
-
 // DefaultBoardSize is the board size of Ocvist's games.
-const DefaultBoardSize = 15
+const DefaultBoardSize = gomoku.Size
 
 // Config identifies what a database's statistics belong to. Statistics of
 // different configurations never mix: Open and Merge refuse a mismatch.
 type Config struct {
-	Rule       string // RuleFreestyle or RuleStandard
-	KeyVersion int    // version of package canon's key format, ≥ 1
-	BoardSize  int    // board side, 5..32 (normally DefaultBoardSize)
+	Rule       gomoku.Rule // gomoku.Freestyle or gomoku.Standard
+	KeyVersion int         // version of package canon's key format, ≥ 1
+	BoardSize  int         // board side, 5..32 (normally DefaultBoardSize)
+}
+
+// DefaultConfig is the configuration of Ocvist's games under rule.
+func DefaultConfig(rule gomoku.Rule) Config {
+	return Config{Rule: rule, KeyVersion: canon.Version, BoardSize: DefaultBoardSize}
 }
 
 // Validate reports whether c is usable (wrapping ErrInvalidConfig if not).
 func (c Config) Validate() error {
 	switch {
-	case c.Rule != RuleFreestyle && c.Rule != RuleStandard:
-		return fmt.Errorf("store: config: rule %q (want %q or %q): %w", c.Rule, RuleFreestyle, RuleStandard, ErrInvalidConfig)
+	case c.Rule != gomoku.Freestyle && c.Rule != gomoku.Standard:
+		return fmt.Errorf("store: config: rule %d (want freestyle or standard): %w", c.Rule, ErrInvalidConfig)
 	case c.KeyVersion < 1:
 		return fmt.Errorf("store: config: key version %d (want ≥ 1): %w", c.KeyVersion, ErrInvalidConfig)
 	case c.BoardSize < 5 || c.BoardSize > 32:
@@ -65,7 +72,7 @@ func (c Config) Validate() error {
 // MoveStat is the statistics row of one move in one position.
 type MoveStat struct {
 	Key           string
-	Move          Move
+	Move          canon.Move
 	WSum          int64 // sum of the move's weights (+1 win, −1 loss, 0 draw)
 	Games         int64 // games in which the move was played in this position
 	Blacklisted   bool
@@ -80,30 +87,90 @@ func (m MoveStat) Mean() float64 {
 	return float64(m.WSum) / float64(m.Games)
 }
 
-// Blacklist is a set of blacklisted moves, loaded with DB.Blacklist. It is
-// read-only after loading and then safe for concurrent use.
-type Blacklist map[KeyMove]struct{}
+// BlacklistEntry is one blacklisted move of the position whose key has the
+// PositionID ID.
+type BlacklistEntry struct {
+	ID   int64
+	Move canon.Move
+}
+
+func cmpEntry(a, b BlacklistEntry) int {
+	if c := cmp.Compare(a.ID, b.ID); c != 0 {
+		return c
+	}
+	return cmpMove(a.Move, b.Move)
+}
+
+func cmpMove(a, b canon.Move) int {
+	if c := cmp.Compare(a.X, b.X); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Y, b.Y)
+}
+
+// Blacklist is a set of blacklisted moves, loaded with DB.Blacklist: 16 bytes
+// a move, sorted by position id. It identifies positions by PositionID, so
+// a blacklisted move of one position also applies to a different key with
+// the same 64-bit id (for a million positions, a chance of about 10⁻⁷ that
+// any such pair exists). It is read-only after loading and then safe for
+// concurrent use.
+type Blacklist struct {
+	entries []BlacklistEntry
+}
+
+// NewBlacklist returns a blacklist of the given moves.
+func NewBlacklist(moves ...KeyMove) Blacklist {
+	es := make([]BlacklistEntry, len(moves))
+	for i, km := range moves {
+		es[i] = BlacklistEntry{PositionID(km.Key), km.Move}
+	}
+	return blacklistOf(es)
+}
+
+// blacklistOf sorts es and removes duplicates; it takes ownership of es.
+func blacklistOf(es []BlacklistEntry) Blacklist {
+	slices.SortFunc(es, cmpEntry)
+	return Blacklist{slices.Compact(es)}
+}
+
+// Len is the number of blacklisted moves.
+func (b Blacklist) Len() int { return len(b.entries) }
 
 // Contains reports whether move m is blacklisted in the position with key.
-func (b Blacklist) Contains(key string, m Move) bool {
-	_, ok := b[KeyMove{Key: key, Move: m}]
+func (b Blacklist) Contains(key string, m canon.Move) bool {
+	_, ok := slices.BinarySearchFunc(b.entries, BlacklistEntry{PositionID(key), m}, cmpEntry)
 	return ok
+}
+
+// Moves returns the blacklisted moves of the position whose key has id, in
+// (X, Y) order; the slice aliases the blacklist and must not be modified.
+func (b Blacklist) Moves(id int64) []BlacklistEntry {
+	lo, _ := slices.BinarySearchFunc(b.entries, BlacklistEntry{ID: id, Move: canon.Move{X: -128, Y: -128}}, cmpEntry)
+	hi := lo
+	for hi < len(b.entries) && b.entries[hi].ID == id {
+		hi++
+	}
+	return b.entries[lo:hi]
 }
 
 // Stats summarises a database (see DB.Stats).
 type Stats struct {
-	Games         int64  `json:"games"`
-	BlackWins     int64  `json:"black_wins"`
-	WhiteWins     int64  `json:"white_wins"`
-	Draws         int64  `json:"draws"`
-	Positions     int64  `json:"positions"`
-	Moves         int64  `json:"moves"`
-	Blacklisted   int64  `json:"blacklisted"`
-	MergedShards  int64  `json:"merged_shards"`
-	Generations   int64  `json:"generations"`
+	Games        int64 `json:"games"`
+	BlackWins    int64 `json:"black_wins"`
+	WhiteWins    int64 `json:"white_wins"`
+	Draws        int64 `json:"draws"`
+	Positions    int64 `json:"positions"`    // young and promoted
+	Moves        int64 `json:"moves"`        // (position, move) rows, young and promoted
+	Blacklisted  int64 `json:"blacklisted"`  // blacklisted moves, those of pruned positions included
+	Young        int64 `json:"young"`        // positions still below the prune threshold
+	YoungRuns    int64 `json:"young_runs"`   // run files holding them
+	PrunedBlack  int64 `json:"pruned_black"` // blacklisted moves kept from pruned positions
+	MergedShards int64 `json:"merged_shards"`
+	Generations  int64 `json:"generations"`
+	// Rule is the rule's name ("freestyle" or "standard").
 	Rule          string `json:"rule"`
 	KeyVersion    int    `json:"key_version"`
 	SchemaVersion int    `json:"schema_version"`
 	BoardSize     int    `json:"board_size"`
-	FileBytes     int64  `json:"file_bytes"` // database file plus its WAL
+	FileBytes     int64  `json:"file_bytes"` // database file, its WAL and its young runs
 }

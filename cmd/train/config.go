@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"time"
 
-	"ocvist/canon"
 	"ocvist/gomoku"
 	"ocvist/store"
 )
@@ -32,22 +31,25 @@ type gameConfig struct {
 	Temperature float64       `json:"temperature"`
 	ShardGames  int           `json:"shard_games"`
 	FlushEvery  time.Duration `json:"flush_every"`
+	// Store false: workers play in memory and publish nothing (to measure
+	// what storing costs).
+	Store bool `json:"store"`
 }
 
 // runConfig is the configuration of "train run", logged at the start and
 // saved in the database's meta table with the run's seed.
 type runConfig struct {
-	DB         string        `json:"db"`
-	Games      int           `json:"games"`
-	Duration   time.Duration `json:"duration"`
-	Workers    int           `json:"workers"`
-	Seed       uint64        `json:"seed"`
-	Game       gameConfig    `json:"game"`
-	PruneMin   int64         `json:"prune_min"`
-	PruneEvery int64         `json:"prune_every"`
-	Conclude   store.ConcludeConfig
-	Progress   time.Duration `json:"progress"`
-	Version    string        `json:"version"`
+	DB         string               `json:"db"`
+	Games      int                  `json:"games"`
+	Duration   time.Duration        `json:"duration"`
+	Workers    int                  `json:"workers"`
+	Seed       uint64               `json:"seed"`
+	Game       gameConfig           `json:"game"`
+	Prune      store.PruneConfig    `json:"prune"`
+	Conclude   store.ConcludeConfig `json:"conclude"`
+	Progress   time.Duration        `json:"progress"`
+	Version    string               `json:"version"`
+	dbExplicit bool                 // -db was given
 }
 
 func defaultRunConfig() runConfig {
@@ -57,13 +59,12 @@ func defaultRunConfig() runConfig {
 		Workers:  runtime.NumCPU(),
 		Game: gameConfig{
 			Rule: "freestyle", Radius: 2, MaxPly: gomoku.NumCells,
-			Temperature: 1, ShardGames: 5000, FlushEvery: 5 * time.Second,
+			Temperature: 1, ShardGames: 5000, FlushEvery: 5 * time.Second, Store: true,
 		},
-		PruneMin:   store.DefaultPruneMinGames,
-		PruneEvery: 250_000,
-		Conclude:   store.DefaultConclude,
-		Progress:   10 * time.Second,
-		Version:    version,
+		Prune:    store.DefaultPrune,
+		Conclude: store.DefaultConclude,
+		Progress: 5 * time.Second,
+		Version:  version,
 	}
 }
 
@@ -71,9 +72,9 @@ func defaultRunConfig() runConfig {
 func (c *runConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.DB, "db", c.DB, "database `file` (created if absent; an existing one is continued)")
 	fs.IntVar(&c.Games, "games", c.Games, "stop after this many games (0: no game limit; then -duration applies)")
-	fs.DurationVar(&c.Duration, "duration", c.Duration, "stop after this long (0: no time limit; needs -games); default 1m when -games is not given")
-	fs.IntVar(&c.Workers, "workers", c.Workers, "worker processes (default: all cores)")
-	fs.Uint64Var(&c.Seed, "seed", c.Seed, "random seed (default: drawn from the clock, printed and recorded)")
+	fs.DurationVar(&c.Duration, "duration", c.Duration, "stop after this long (0: no time limit; needs -games); with -games alone, no time limit")
+	fs.IntVar(&c.Workers, "workers", c.Workers, "worker processes (the default is the number of cores)")
+	fs.Uint64Var(&c.Seed, "seed", c.Seed, "random seed (0 or absent: drawn from the clock, printed and recorded)")
 	fs.StringVar(&c.Game.Rule, "rule", c.Game.Rule, "rule: freestyle (five or more wins) or standard (exactly five)")
 	fs.IntVar(&c.Game.Radius, "radius", c.Game.Radius, fmt.Sprintf("candidate radius around stones, 1..%d", gomoku.MaxRadius))
 	fs.IntVar(&c.Game.MaxPly, "max-ply", c.Game.MaxPly, "ply limit: a game still going after this many stones is a draw")
@@ -82,8 +83,9 @@ func (c *runConfig) register(fs *flag.FlagSet) {
 	fs.Float64Var(&c.Game.Temperature, "temperature", c.Game.Temperature, "sampling temperature of the model policy (> 0)")
 	fs.IntVar(&c.Game.ShardGames, "shard-games", c.Game.ShardGames, "games a worker aggregates in memory before publishing a shard")
 	fs.DurationVar(&c.Game.FlushEvery, "flush-every", c.Game.FlushEvery, "publish a worker's shard at least this often")
-	fs.Int64Var(&c.PruneMin, "prune-min", c.PruneMin, "at the end, delete positions seen in fewer games than this (0: do not prune)")
-	fs.Int64Var(&c.PruneEvery, "prune-every", c.PruneEvery, "also prune the merged database after every this many games merged, so merges stay fast as a long run grows (0: only at the end)")
+	fs.Int64Var(&c.Prune.MinGames, "prune-min", c.Prune.MinGames, "a position seen in this many games is kept for good (promoted)")
+	fs.Int64Var(&c.Prune.Age, "prune-age", c.Prune.Age, "a position still below -prune-min this many games after its first is dropped (its blacklisted moves are kept)")
+	fs.BoolVar(&c.Game.Store, "store", c.Game.Store, "store the games (false: play in memory only, to measure what storing costs)")
 	fs.Int64Var(&c.Conclude.MinGames, "conclude-min-games", c.Conclude.MinGames, "conclude: games a move needs before it can be blacklisted")
 	fs.Float64Var(&c.Conclude.Margin, "conclude-margin", c.Conclude.Margin, "conclude: blacklist when the mean weight is this far below the best sibling's")
 	fs.Float64Var(&c.Conclude.MaxMean, "conclude-max-mean", c.Conclude.MaxMean, "conclude: and the mean weight is below this")
@@ -103,6 +105,8 @@ func (c *runConfig) validate(durationGiven bool) error {
 	} else if dir := filepath.Dir(c.DB); dir != "." {
 		if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 			errs = append(errs, fmt.Errorf("-db %s: %s is not a directory", c.DB, dir))
+		} else if err != nil && !c.dbExplicit && c.Game.Store {
+			errs = append(errs, fmt.Errorf("no %s/ directory here for the default database %s: run from the repository root or name one with -db", dir, c.DB))
 		}
 	}
 	if c.Games < 0 {
@@ -117,14 +121,17 @@ func (c *runConfig) validate(durationGiven bool) error {
 	if c.Workers < 1 || c.Workers > 256 {
 		errs = append(errs, fmt.Errorf("-workers %d out of range 1..256", c.Workers))
 	}
-	if c.PruneMin < 0 {
-		errs = append(errs, fmt.Errorf("-prune-min %d is negative", c.PruneMin))
+	if c.Prune.MinGames < 1 {
+		errs = append(errs, fmt.Errorf("-prune-min %d must be at least 1", c.Prune.MinGames))
 	}
-	if c.PruneEvery < 0 {
-		errs = append(errs, fmt.Errorf("-prune-every %d is negative", c.PruneEvery))
+	if c.Prune.Age < 0 {
+		errs = append(errs, fmt.Errorf("-prune-age %d is negative", c.Prune.Age))
 	}
-	if err := c.Conclude.Validate(); err != nil {
-		errs = append(errs, err)
+	if c.Conclude.MinGames < 1 {
+		errs = append(errs, fmt.Errorf("-conclude-min-games %d must be at least 1", c.Conclude.MinGames))
+	}
+	if c.Conclude.Margin < 0 {
+		errs = append(errs, fmt.Errorf("-conclude-margin %v is negative", c.Conclude.Margin))
 	}
 	if c.Progress <= 0 {
 		errs = append(errs, fmt.Errorf("-progress %v must be positive", c.Progress))
@@ -168,7 +175,9 @@ func (g *gameConfig) validate() error {
 	return errors.Join(errs...)
 }
 
-// storeConfig is the store configuration for a rule name.
+// storeConfig is the store configuration for a rule name (already
+// validated).
 func storeConfig(rule string) store.Config {
-	return store.Config{Rule: rule, KeyVersion: canon.Version, BoardSize: gomoku.Size}
+	r, _ := gomoku.ParseRule(rule)
+	return store.DefaultConfig(r)
 }

@@ -3,16 +3,17 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"ocvist/forest"
-	"ocvist/gomoku"
 	"ocvist/store"
 )
 
@@ -23,8 +24,10 @@ Training rows are the (position, move) pairs with at least -min-games games;
 each gives a "mover won" sample weighted by its wins and a "mover lost"
 sample weighted by its losses. A seeded -holdout fraction of the positions
 is kept out of training; the held-out AUC is printed next to the best single
-feature's AUC as a baseline. The model file is written atomically; the same
-database, flags and -seed give a byte-identical file.`
+feature's AUC as a baseline. The model file is written atomically, next to
+the database unless -model names it (the shipped data/model.ocf is only
+replaced when named); the same database, flags and -fit-seed give a
+byte-identical file. The database is only read.`
 
 // fitConfig configures a fit: which rows, how to split, the forest.
 type fitConfig struct {
@@ -57,7 +60,12 @@ func (c fitConfig) validate() error {
 	if c.Holdout < 0 || c.Holdout > 0.9 {
 		return fmt.Errorf("-holdout %v out of range 0..0.9", c.Holdout)
 	}
-	return c.Forest.Validate()
+	if err := c.Forest.Validate(); err != nil {
+		// Name the flags, not the forest's fields.
+		r := strings.NewReplacer("forest: config: ", "", "Trees", "-trees", "MaxDepth", "-depth", "MinLeaf", "-min-leaf", "Workers", "-fit-workers")
+		return errors.New(r.Replace(err.Error()))
+	}
+	return nil
 }
 
 // fitResult is what a fit measured.
@@ -75,9 +83,9 @@ type fitResult struct {
 
 func fitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fc := defaultFitConfig()
-	fs := newFlags("fit", "-db FILE -model FILE [flags]", fitAbout, stderr)
+	fs := newFlags("fit", "[-db FILE] [-model FILE] [flags]", fitAbout, stderr)
 	dbPath := fs.String("db", defaultDB, "database `file` to learn from")
-	model := fs.String("model", "data/model.ocf", "model `file` to write")
+	model := fs.String("model", "", "model `file` to write (default: the database's name with .ocf, beside it)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	fc.register(fs)
 	if err := parseNoArgs(fs, args); err != nil {
@@ -85,6 +93,9 @@ func fitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if err := fc.validate(); err != nil {
 		return usageError{err.Error()}
+	}
+	if *model == "" {
+		*model = strings.TrimSuffix(*dbPath, filepath.Ext(*dbPath)) + ".ocf"
 	}
 	if fi, err := os.Stat(*model); err == nil && fi.IsDir() {
 		return usageError{fmt.Sprintf("-model %s is a directory", *model)}
@@ -111,10 +122,7 @@ func fitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 // fitModel builds the datasets from db, fits, evaluates on the held-out
 // positions and writes the model to path atomically.
 func fitModel(ctx context.Context, db *store.DB, fc fitConfig, path string) (fitResult, error) {
-	rule, err := gomoku.ParseRule(db.Config().Rule)
-	if err != nil {
-		return fitResult{}, err
-	}
+	rule := db.Config().Rule
 	rows := 0
 	scan := func(minGames int64, fn func(store.MoveStat) error) error {
 		return db.ScanMoves(ctx, minGames, func(m store.MoveStat) error { rows++; return fn(m) })

@@ -7,20 +7,26 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"ocvist/store"
 )
 
 const mergeAbout = `
-Merge shard files (or whole databases) produced anywhere — another worker,
-another machine, another run — into -db. Counts are added exactly; every
-merged file is recorded in a ledger, so merging the same file twice changes
-nothing. A file of another rule, key version or schema, or a damaged one, is
-refused with nothing changed. The target is created (with the first
-source's rule) if it does not exist. Sources are never modified.`
+Merge sealed shard files, sealed exports (train export -sealed) or whole
+databases produced anywhere (another worker, another machine, another run)
+into -db. Counts are added exactly, once: every merged source is recorded
+in a ledger with its seal, so merging the same source again changes
+nothing, while a database that has grown or been pruned since it was merged
+is refused (its new games cannot be told apart), as is a database that a
+job is still writing. A file of another rule, key version or format, an
+unsealed shard or a damaged file is refused with nothing changed; merging
+stops there and names the sources it did not merge. The target is created
+(with the first source's rule) if it does not exist. Sources are never
+modified.`
 
 func mergeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("merge", "-db OUT SHARD...", mergeAbout, stderr)
+	fs := newFlags("merge", "[-db OUT] SOURCE...", mergeAbout, stderr)
 	dbPath := fs.String("db", defaultDB, "target database `file`")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -34,17 +40,20 @@ func mergeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer db.Close()
 	var games int64
-	for _, src := range fs.Args() {
+	for i, src := range fs.Args() {
 		res, err := db.Merge(ctx, src)
 		if err != nil {
+			if rest := fs.Args()[i+1:]; len(rest) > 0 {
+				return fmt.Errorf("%w; not merged: %s (the %d before it are)", err, strings.Join(rest, ", "), i)
+			}
 			return err
 		}
 		if res.AlreadyMerged {
-			fmt.Fprintf(stdout, "%s: already merged (shard %s), nothing changed\n", src, res.ShardID)
+			fmt.Fprintf(stdout, "%s: already merged in this state (%s), nothing changed\n", src, res.ShardID)
 			continue
 		}
 		games += res.Games
-		fmt.Fprintf(stdout, "%s: merged %d games, %d move rows, %d position rows\n", src, res.Games, res.Moves, res.Positions)
+		fmt.Fprintf(stdout, "%s: merged %d games, %d positions, %d move rows\n", src, res.Games, res.Positions, res.Moves)
 	}
 	if err := db.Checkpoint(ctx); err != nil {
 		return err
@@ -53,7 +62,7 @@ func mergeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: +%d games, now %d games, %d positions, %d moves\n", *dbPath, games, st.Games, st.Positions, st.Moves)
+	fmt.Fprintf(stdout, "%s: +%d games, now %d games, %d positions, %d moves (prune folds the new ones in)\n", *dbPath, games, st.Games, st.Positions, st.Moves)
 	return nil
 }
 
@@ -63,42 +72,60 @@ func openForMerge(target, firstSource string) (*store.DB, error) {
 	if _, err := os.Stat(target); err == nil {
 		return store.OpenExisting(target)
 	}
-	src, err := store.OpenReadOnly(firstSource)
+	cfg, err := store.SourceConfig(firstSource)
 	if err != nil {
 		return nil, err
 	}
-	cfg := src.Config()
-	src.Close()
 	return store.Open(target, cfg)
 }
 
 const pruneAbout = `
-Delete positions seen in fewer than -min games, with their moves. Prune only
-merged data: a worker's shard sees too few games to judge.`
+Fold the database's young positions together: keep for good those seen in at
+least -min games, drop those still below that -age games after their first
+(their blacklisted moves are kept). The result depends only on the counts
+and ages, never on when pruning ran. Shards waiting in the database's shard
+directory (of a stopped run) are merged first.`
 
 func pruneCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("prune", "[-db FILE] [-min N]", pruneAbout, stderr)
+	fs := newFlags("prune", "[-db FILE] [-min N] [-age GAMES]", pruneAbout, stderr)
 	dbPath := fs.String("db", defaultDB, "database `file`")
-	minGames := fs.Int64("min", store.DefaultPruneMinGames, "keep positions seen in at least this many games")
+	c := store.DefaultPrune
+	fs.Int64Var(&c.MinGames, "min", c.MinGames, "keep positions seen in at least this many games")
+	fs.Int64Var(&c.Age, "age", c.Age, "drop a position still below -min this many games after its first")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	if *minGames < 1 {
-		return usageError{fmt.Sprintf("prune: -min %d must be at least 1", *minGames)}
+	if c.MinGames < 1 {
+		return usageError{fmt.Sprintf("prune: -min %d must be at least 1", c.MinGames)}
+	}
+	if c.Age < 0 {
+		return usageError{fmt.Sprintf("prune: -age %d is negative", c.Age)}
 	}
 	db, err := openExistingDB(*dbPath)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	res, err := db.Prune(ctx, *minGames)
+	shards := *dbPath + ".shards"
+	if waiting, _ := store.ListShards(shards); len(waiting) > 0 {
+		fmt.Fprintf(stderr, "merging the %d shard(s) waiting in %s first\n", len(waiting), shards)
+		if _, err := store.CleanTemp(shards); err != nil {
+			return err
+		}
+		if _, _, err := mergeWaiting(ctx, db, shards); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(stderr, "pruning: folding the young runs together")
+	res, err := db.Prune(ctx, c)
 	if err != nil {
 		return err
 	}
-	if err := db.Vacuum(ctx); err != nil {
+	if err := db.Checkpoint(ctx); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "pruned %d positions and %d moves seen in fewer than %d games\n", res.Positions, res.Moves, *minGames)
+	fmt.Fprintf(stdout, "pruned: %d positions promoted, %d dropped with %d moves (%d blacklisted moves kept), %d still young\n",
+		res.Promoted, res.Positions, res.Moves, res.Blacklisted, res.Young)
 	return nil
 }
 
@@ -106,7 +133,8 @@ const concludeAbout = `
 Blacklist moves whose statistics are clearly bad: at least -min-games games,
 a mean weight more than -margin below the best sibling's (siblings: the
 position's other moves with at least -min-games games), and below -max-mean.
-Self-play never chooses a blacklisted move while another candidate exists.`
+Self-play never chooses a blacklisted move while another candidate exists.
+Only positions promoted by a prune are judged.`
 
 func concludeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("conclude", "[-db FILE] [flags]", concludeAbout, stderr)
@@ -118,8 +146,11 @@ func concludeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	if err := c.Validate(); err != nil {
-		return usageError{err.Error()}
+	if c.MinGames < 1 {
+		return usageError{fmt.Sprintf("conclude: -min-games %d must be at least 1", c.MinGames)}
+	}
+	if c.Margin < 0 {
+		return usageError{fmt.Sprintf("conclude: -margin %v is negative", c.Margin)}
 	}
 	db, err := openExistingDB(*dbPath)
 	if err != nil {
@@ -134,8 +165,10 @@ func concludeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	return nil
 }
 
-const statsAbout = `Print a database's counts: games by result, positions, moves, blacklisted
-moves, merged shards, rule, key and schema versions, file size.`
+const statsAbout = `Print a database's counts: games by result, positions (young ones too),
+moves, blacklisted moves, merged shards, rule, key and schema versions, size
+on disk. It only reads, so it works beside a running job and in a read-only
+directory.`
 
 func statsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("stats", "[-db FILE] [-json]", statsAbout, stderr)
@@ -165,8 +198,8 @@ func statsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "database        %s\nrule            %s\nkey version     %d\nschema version  %d\n",
 		*dbPath, st.Rule, st.KeyVersion, st.SchemaVersion)
-	fmt.Fprintf(stdout, "games           %d (black %d, white %d, draws %d)\npositions       %d\nmoves           %d\nblacklisted     %d\nmerged shards   %d\nsize            %s\n",
-		st.Games, st.BlackWins, st.WhiteWins, st.Draws, st.Positions, st.Moves, st.Blacklisted, st.MergedShards, humanBytes(st.FileBytes))
+	fmt.Fprintf(stdout, "games           %d (black %d, white %d, draws %d)\npositions       %d (%d young, in %d runs)\nmoves           %d\nblacklisted     %d (%d kept from pruned positions)\nmerged shards   %d\nsize            %s\n",
+		st.Games, st.BlackWins, st.WhiteWins, st.Draws, st.Positions, st.Young, st.YoungRuns, st.Moves, st.Blacklisted, st.PrunedBlack, st.MergedShards, humanBytes(st.FileBytes))
 	if len(gens) > 0 {
 		fmt.Fprintf(stdout, "\n%4s %10s %9s %8s %7s  %-22s %s\n", "gen", "games", "rows", "fit s", "AUC", "gate score [95%]", "model")
 		for _, g := range gens {
@@ -200,13 +233,16 @@ func generationsJSON(gens []store.Generation) []generationJSON {
 	return out
 }
 
-const exportAbout = `Write every (position, move) statistic as CSV, sorted by key and move:
-key, mx, my, wsum, games, blacklisted, position games.`
+const exportAbout = `Write every (position, move) statistic as CSV, grouped by position (in the
+order of the store's position ids) and sorted by move: key, mx, my, wsum,
+games, blacklisted, position games. With -sealed FILE, write instead a
+sealed export, which "train merge" accepts anywhere and counts exactly once.`
 
 func exportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("export", "[-db FILE] [-o FILE]", exportAbout, stderr)
 	dbPath := fs.String("db", defaultDB, "database `file`")
 	out := fs.String("o", "-", "output `file` (- for standard output)")
+	sealed := fs.String("sealed", "", "write a sealed export run `file` (must not exist) instead of CSV")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
@@ -215,6 +251,13 @@ func exportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer db.Close()
+	if *sealed != "" {
+		if err := db.ExportRun(ctx, *sealed); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", *sealed)
+		return nil
+	}
 	w, closeOut := stdout, func() error { return nil }
 	if *out != "-" {
 		f, err := os.Create(*out)
@@ -234,7 +277,8 @@ func exportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return err
 }
 
-// openExistingDB opens a database that must exist (never creating one).
+// openExistingDB opens a database that must exist (never creating one)
+// for writing: it takes the writer lock and refuses a shard.
 func openExistingDB(path string) (*store.DB, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)

@@ -9,14 +9,18 @@ import (
 
 // progressState is what one progress line reports.
 type progressState struct {
-	played    int64         // games finished by the workers in this run
-	merged    int64         // of those, merged into the database
-	total     int64         // games in the database
-	positions int64         // positions in the database (refreshed every 10 s)
-	target    int64         // -games, or 0
-	deadline  time.Duration // -duration, or 0
-	elapsed   time.Duration
-	dbBytes   int64
+	played       int64 // games finished by the workers in this run
+	merged       int64 // of those, merged into the database
+	total        int64 // games in the database
+	backlog      int64 // shards published and not yet merged
+	backlogBytes int64
+	positions    int64 // positions in the database, as last counted
+	target       int64 // -games, or 0
+	deadline     time.Duration
+	elapsed      time.Duration
+	dbBytes      int64  // database, young runs and shards on disk
+	busy         string // what the merger is doing ("" idle)
+	stored       bool   // false: storing off
 }
 
 // progress prints a live line on a terminal (rewritten in place each
@@ -48,38 +52,59 @@ func (p *progress) interval() time.Duration {
 func (p *progress) show(s progressState) {
 	line := s.String()
 	if p.tty {
-		fmt.Fprintf(p.w, "\r%-100s", line)
+		fmt.Fprintf(p.w, "\r%-120s", line)
 		p.shown = true
 		return
 	}
 	fmt.Fprintln(p.w, line)
 }
 
-// end finishes a live line.
+// end finishes a live line, so that the next message starts on its own.
 func (p *progress) end() {
 	if p.tty && p.shown {
 		fmt.Fprintln(p.w)
+		p.shown = false
 	}
 }
 
+// String is the line. The ETA counts both what is left to play and what
+// is left to merge at the rate merging has kept so far.
 func (s progressState) String() string {
+	sec := s.elapsed.Seconds()
 	rate := 0.0
-	if sec := s.elapsed.Seconds(); sec > 0 {
+	if sec > 0 {
 		rate = float64(s.played) / sec
 	}
 	eta := "-"
+	var play time.Duration = -1
 	switch {
 	case s.target > 0 && rate > 0:
-		left := time.Duration(float64(s.target-s.played) / rate * float64(time.Second))
+		play = time.Duration(float64(s.target-s.played) / rate * float64(time.Second))
 		if s.deadline > 0 {
-			left = min(left, s.deadline-s.elapsed)
+			play = min(play, s.deadline-s.elapsed)
 		}
-		eta = max(left, 0).Round(time.Second).String()
 	case s.deadline > 0:
-		eta = max(s.deadline-s.elapsed, 0).Round(time.Second).String()
+		play = s.deadline - s.elapsed
 	}
-	return fmt.Sprintf("games %d (merged %d, database %d)  %.0f games/s  positions %d  db %s  elapsed %s  eta %s",
-		s.played, s.merged, s.total, rate, s.positions, humanBytes(s.dbBytes), s.elapsed.Round(time.Second), eta)
+	if play >= 0 {
+		left := max(play, 0)
+		if s.stored && s.merged > 0 && sec > 0 {
+			// Games to merge by the end at the merging rate so far.
+			final := float64(s.played) + rate*left.Seconds()
+			merge := time.Duration((final - float64(s.merged)) / (float64(s.merged) / sec) * float64(time.Second))
+			left = max(left, merge)
+		}
+		eta = left.Round(time.Second).String()
+	}
+	line := fmt.Sprintf("games %d  %.0f games/s", s.played, rate)
+	if s.stored {
+		line += fmt.Sprintf("  merged %d (database %d)  backlog %d shards %s  positions %d  db %s",
+			s.merged, s.total, s.backlog, humanBytes(s.backlogBytes), s.positions, humanBytes(s.dbBytes))
+		if s.busy != "" {
+			line += "  " + s.busy
+		}
+	}
+	return line + fmt.Sprintf("  elapsed %s  eta %s", s.elapsed.Round(time.Second), eta)
 }
 
 func humanBytes(n int64) string {

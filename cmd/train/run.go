@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -11,23 +13,35 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
+	"ocvist/internal/splitmix"
 	"ocvist/store"
 )
 
 const runAbout = `
-Play self-play games on all cores into a database, then prune and conclude.
+Play self-play games on all cores into a database.
 
-Each worker is a separate process that plays games, aggregates them in memory
-and publishes them as its own shard file every -shard-games games or
--flush-every; the coordinator merges shards as they come. Run it again on the
-same database to continue: shards left by an interrupted run are merged once
-(a ledger makes merging idempotent), and half-written ones are discarded.
-Ctrl-C or SIGTERM stops the workers, merges everything they finished and
-exits 0; prune and conclude run only when a run completes.
+Each worker is a separate process that plays games, aggregates them in
+memory and publishes them every -shard-games games or -flush-every as a
+sealed, sorted shard file; the coordinator merges each shard as it comes
+(its cost is the shard's, not the database's) and from time to time prunes:
+it folds the young positions together, keeps for good those seen in
+-prune-min games and drops those still below that -prune-age games after
+their first (never their blacklisted moves), so memory stays flat and the
+database bounded however long the run. At the end it merges what is left,
+prunes, concludes and prints both rates: the workers' self-play rate and the
+end-to-end rate over the whole wall time.
+
+Run it again on the same database to continue: shards left by a stopped or
+crashed run are merged once (a ledger makes merging exactly-once) and
+half-written ones are discarded. One job writes a database at a time: a
+second run, merge, prune or conclude on it is refused at once. Ctrl-C or
+SIGTERM stops the workers, merges everything they finished, prunes and
+exits 0.
 
 With -generations G it runs the learning loop G times: self-play with the
 current policy (-games or -duration per generation), merge, prune,
@@ -46,17 +60,31 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
+	cfg.dbExplicit = flagSet(fs, "db")
 	if err := cfg.validate(flagSet(fs, "duration")); err != nil {
 		return usageError{err.Error()}
 	}
-	if !flagSet(fs, "seed") {
+	if cfg.Seed == 0 {
 		cfg.Seed = uint64(time.Now().UnixNano())
 	}
 	if *gens < 0 {
 		return usageError{fmt.Sprintf("-generations %d is negative", *gens)}
 	}
 	if *gens == 0 {
+		// Flags of the learning loop mean nothing without it.
+		var loopFlags []string
+		fs.Visit(func(f *flag.Flag) {
+			if loopFlag(f.Name) {
+				loopFlags = append(loopFlags, "-"+f.Name)
+			}
+		})
+		if len(loopFlags) > 0 {
+			return usageError{fmt.Sprintf("run: %s only apply with -generations", strings.Join(loopFlags, ", "))}
+		}
 		return runJob(ctx, cfg, stdout, stderr)
+	}
+	if !cfg.Game.Store {
+		return usageError{"run: -store=false cannot run the learning loop, which learns from what is stored"}
 	}
 	if err := fc.validate(); err != nil {
 		return usageError{err.Error()}
@@ -67,23 +95,62 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return runGenerations(ctx, cfg, *gens, fc, gate, stdout, stderr)
 }
 
-// job is one "train run" in progress: the coordinator's state.
+// loopFlag reports whether a flag of "train run" belongs to the learning
+// loop (the fit and the gate match).
+func loopFlag(name string) bool {
+	switch name {
+	case "min-games", "holdout", "fit-seed", "trees", "depth", "min-leaf", "fit-workers":
+		return true
+	}
+	return strings.HasPrefix(name, "gate-")
+}
+
+// job is one "train run" in progress: the coordinator's state. The
+// coordinator's goroutines: the main loop (signals, worker events, the
+// progress line), one reader per worker, and the merger, which alone uses
+// the database while the workers run.
 type job struct {
 	cfg      runConfig
 	db       *store.DB
 	shardDir string
 	out, log io.Writer
 	start    time.Time
-	games    int64 // games merged by this run
 	before   int64 // games in the database when the run started
 	workers  []*worker
 	events   chan event
-	// positions is the database's position count, refreshed at most once
-	// a minute (counting scans the moves table).
-	positions int64
-	counted   time.Time
-	prunedAt  int64 // games merged when the database was last pruned
-	failed    []string
+	shards   chan string // published shards, in order, for the merger
+	merged   chan struct{}
+	st       jobStats
+	playEnd  time.Time // when the last worker exited
+	mu       sync.Mutex
+	failed   []string
+	young    youngState // the merger's view of the young runs
+}
+
+// jobStats are the figures the progress line reads without waiting for a
+// merge.
+type jobStats struct {
+	merged       atomic.Int64 // games merged by this run
+	backlog      atomic.Int64 // shards published and not yet merged
+	backlogGames atomic.Int64
+	backlogBytes atomic.Int64
+	peakBacklog  atomic.Int64 // bytes
+	positions    atomic.Int64 // positions in the database, as last counted
+	dbBytes      atomic.Int64 // database file, young runs and shards
+	peakDB       atomic.Int64
+	busy         atomic.Value // what the merger is doing, for the progress line
+}
+
+// youngState tracks the young runs' rows, to decide when to prune.
+type youngState struct {
+	baseRows, newRows int64
+	runs              int
+}
+
+func (j *job) fail(msg string) {
+	j.mu.Lock()
+	j.failed = append(j.failed, msg)
+	j.mu.Unlock()
 }
 
 func runJob(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error {
@@ -95,17 +162,24 @@ func runJob(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 	if _, err := newPolicy(cfg.Game); err != nil {
 		return err
 	}
-	if dir := filepath.Dir(cfg.DB); dir != "" {
+	j := &job{cfg: cfg, out: stdout, log: stderr, start: time.Now()}
+	j.st.busy.Store("")
+	if !cfg.Game.Store {
+		return j.runInMemory(ctx)
+	}
+	if dir := filepath.Dir(cfg.DB); cfg.dbExplicit {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("create %s: %w", dir, err)
 		}
 	}
+	// The database first: its writer lock keeps a second job away from
+	// everything else (the shard directory included).
 	db, err := store.Open(cfg.DB, storeConfig(cfg.Game.Rule))
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	j := &job{cfg: cfg, db: db, shardDir: cfg.DB + ".shards", out: stdout, log: stderr, start: time.Now()}
+	j.db, j.shardDir = db, cfg.DB+".shards"
 	if err := os.MkdirAll(j.shardDir, 0o755); err != nil {
 		return fmt.Errorf("create shard directory: %w", err)
 	}
@@ -121,14 +195,22 @@ func runJob(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 		return err
 	}
 	j.before = st.Games
+	j.st.positions.Store(st.Positions)
+	j.young.runs = int(st.YoungRuns)
+	j.young.baseRows = st.Moves
 	fmt.Fprintf(stderr, "train run %d: %s, %s rule, %d workers, seed %d, %s (ocvist %s)\n",
 		runIndex, cfg.DB, cfg.Game.Rule, cfg.Workers, cfg.Seed, j.limitText(), version)
 	if st.Games > 0 {
 		fmt.Fprintf(stderr, "continuing: the database holds %d games\n", st.Games)
 	}
-	if err := j.startWorkers(ctx, runIndex); err != nil {
+	j.shards = make(chan string, 1<<16)
+	j.merged = make(chan struct{})
+	go j.merger(context.WithoutCancel(ctx))
+	if err := j.startWorkers(runIndex); err != nil {
 		j.stopWorkers()
 		j.wait(context.WithoutCancel(ctx))
+		close(j.shards)
+		<-j.merged
 		return err
 	}
 	interrupted := j.wait(ctx)
@@ -164,35 +246,32 @@ func (j *job) recover(ctx context.Context) error {
 	if len(removed) > 0 {
 		fmt.Fprintf(j.log, "discarded %d unfinished shard(s) of an interrupted run\n", len(removed))
 	}
-	left, err := store.ListShards(j.shardDir)
-	if err != nil {
-		return err
+	n, games, err := mergeWaiting(ctx, j.db, j.shardDir)
+	if n > 0 {
+		fmt.Fprintf(j.log, "merged %d shard(s) left by an earlier run: %d games\n", n, games)
 	}
-	for _, p := range left {
-		res, err := j.mergeShard(ctx, p)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(j.log, "recovered shard %s: %d games\n", filepath.Base(p), res.Games)
-	}
-	j.games = 0 // recovered games belong to the earlier run
-	return nil
+	return err
 }
 
-// mergeShard merges one published shard and deletes it. A shard already in
-// the ledger (merged before a crash, not yet deleted) is only deleted.
-func (j *job) mergeShard(ctx context.Context, path string) (store.MergeResult, error) {
-	res, err := j.db.Merge(ctx, path)
+// mergeWaiting merges the shards waiting in dir and deletes each once it is
+// in the ledger (a shard already merged before a crash is only deleted).
+func mergeWaiting(ctx context.Context, db *store.DB, dir string) (n int, games int64, err error) {
+	left, err := store.ListShards(dir)
 	if err != nil {
-		return res, err
+		return 0, 0, err
 	}
-	if !res.AlreadyMerged {
-		j.games += res.Games
+	for _, p := range left {
+		res, err := db.Merge(ctx, p)
+		if err != nil {
+			return n, games, err
+		}
+		if err := os.Remove(p); err != nil {
+			return n, games, fmt.Errorf("remove merged shard: %w", err)
+		}
+		n++
+		games += res.Games
 	}
-	if err := os.Remove(path); err != nil {
-		return res, fmt.Errorf("remove merged shard: %w", err)
-	}
-	return res, nil
+	return n, games, nil
 }
 
 func (j *job) limitText() string {
@@ -211,7 +290,6 @@ type worker struct {
 	cmd    *exec.Cmd
 	played atomic.Int64 // games finished, as last reported (set by the reader)
 	done   bool
-	err    error
 }
 
 // event is a line from a worker, or its exit.
@@ -222,7 +300,7 @@ type event struct {
 	err    error
 }
 
-func (j *job) startWorkers(ctx context.Context, runIndex int) error {
+func (j *job) startWorkers(runIndex int) error {
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find own executable: %w", err)
@@ -244,11 +322,13 @@ func (j *job) startWorkers(ctx context.Context, runIndex int) error {
 				continue
 			}
 		}
-		args := []string{"worker",
-			"-db", j.cfg.DB, "-dir", j.shardDir, "-config", string(gameConf),
+		args := []string{"worker", "-config", string(gameConf),
 			"-seed", strconv.FormatUint(workerSeed(j.cfg.Seed, runIndex, i), 10),
 			"-index", strconv.Itoa(i), "-games", strconv.Itoa(games),
 			"-deadline", strconv.FormatInt(deadline, 10),
+		}
+		if j.db != nil {
+			args = append(args, "-db", j.cfg.DB, "-dir", j.shardDir)
 		}
 		cmd := exec.Command(self, args...)
 		cmd.Stderr = j.log
@@ -268,8 +348,7 @@ func (j *job) startWorkers(ctx context.Context, runIndex int) error {
 }
 
 // read forwards a worker's lines and then its exit to the coordinator;
-// "played N" lines only update the worker's count, so a coordinator busy
-// merging never holds a worker up nor shows stale progress.
+// "played N" lines only update the worker's count.
 func (j *job) read(w *worker, r io.Reader) {
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
@@ -293,9 +372,9 @@ func (j *job) stopWorkers() {
 	}
 }
 
-// wait runs the coordinator until every worker has exited: it merges
-// shards as they are published and shows progress. It reports whether the
-// run was interrupted.
+// wait runs the coordinator's main loop until every worker has exited:
+// it hands published shards to the merger and shows progress, which never
+// waits for a merge. It reports whether the run was interrupted.
 func (j *job) wait(ctx context.Context) (interrupted bool) {
 	p := newProgress(j.log, j.cfg.Progress)
 	tick := time.NewTicker(p.interval())
@@ -307,82 +386,127 @@ func (j *job) wait(ctx context.Context) (interrupted bool) {
 		case <-done:
 			interrupted = true
 			done = nil
-			fmt.Fprintln(j.log, "\nstopping: workers finish their game and publish it")
+			p.end()
+			fmt.Fprintln(j.log, "stopping: workers finish their game and publish it")
 			j.stopWorkers()
 		case ev := <-j.events:
 			if ev.exited {
 				running--
 				ev.w.done = true
 				if ev.err != nil {
-					j.failed = append(j.failed, fmt.Sprintf("worker %d: %v", ev.w.index, ev.err))
-					fmt.Fprintf(j.log, "\nworker %d failed (%v); its unpublished games are lost\n", ev.w.index, ev.err)
+					j.fail(fmt.Sprintf("worker %d: %v", ev.w.index, ev.err))
+					p.end()
+					fmt.Fprintf(j.log, "worker %d failed (%v); its unpublished games are lost\n", ev.w.index, ev.err)
 				}
 				continue
 			}
-			j.handle(ctx, ev)
+			j.handle(ev)
 		case <-tick.C:
-			p.show(j.snapshot(ctx))
+			p.show(j.snapshot())
 		}
 	}
-	p.show(j.snapshot(ctx))
+	j.playEnd = time.Now()
+	p.show(j.snapshot())
 	p.end()
 	return interrupted
 }
 
-// handle acts on one line from a worker: "published PATH N".
-func (j *job) handle(ctx context.Context, ev event) {
+// handle acts on one line from a worker: "published PATH GAMES BYTES".
+func (j *job) handle(ev event) {
 	f := strings.Fields(ev.line)
-	switch {
-	case len(f) == 3 && f[0] == "published":
-		ctx := context.WithoutCancel(ctx)
-		if _, err := j.mergeShard(ctx, f[1]); err != nil {
-			j.failed = append(j.failed, err.Error())
-			fmt.Fprintf(j.log, "\nmerge failed, shard kept for the next run: %v\n", err)
+	if len(f) == 4 && f[0] == "published" && j.shards != nil {
+		games, _ := strconv.ParseInt(f[2], 10, 64)
+		size, _ := strconv.ParseInt(f[3], 10, 64)
+		j.st.backlog.Add(1)
+		j.st.backlogGames.Add(games)
+		peak(&j.st.peakBacklog, j.st.backlogBytes.Add(size))
+		j.shards <- f[1]
+		return
+	}
+	fmt.Fprintf(j.log, "worker %d: unexpected line %q\n", ev.w.index, ev.line)
+}
+
+func peak(p *atomic.Int64, v int64) {
+	for {
+		old := p.Load()
+		if v <= old || p.CompareAndSwap(old, v) {
 			return
 		}
-		if err := j.prunePeriodically(ctx); err != nil {
-			j.failed = append(j.failed, err.Error())
-		}
-	default:
-		fmt.Fprintf(j.log, "\nworker %d: unexpected line %q\n", ev.w.index, ev.line)
 	}
 }
 
-// prunePeriodically prunes the merged database each time -prune-every more
-// games have been merged: positions still seen in a single game are nearly
-// all unique deep positions, and keeping them makes every later merge touch
-// a larger file.
-func (j *job) prunePeriodically(ctx context.Context) error {
-	if j.cfg.PruneEvery == 0 || j.cfg.PruneMin == 0 || j.games-j.prunedAt < j.cfg.PruneEvery {
-		return nil
+// merger merges published shards in order, deleting each once merged, and
+// prunes whenever the young runs have grown enough (see pruneDue).
+func (j *job) merger(ctx context.Context) {
+	defer close(j.merged)
+	for path := range j.shards {
+		size := fileSize(path)
+		j.st.busy.Store("merging")
+		res, err := j.db.Merge(ctx, path)
+		if err == nil {
+			err = os.Remove(path)
+		}
+		j.st.backlog.Add(-1)
+		j.st.backlogBytes.Add(-size)
+		j.st.backlogGames.Add(-res.Games)
+		if err != nil {
+			j.fail(err.Error())
+			fmt.Fprintf(j.log, "merge failed, shard kept for the next run: %v\n", err)
+			continue
+		}
+		j.st.merged.Add(res.Games)
+		j.st.positions.Add(res.Positions) // an upper bound until the next prune
+		j.young.runs++
+		j.young.newRows += res.Moves
+		j.measureDisk()
+		if j.pruneDue() {
+			if err := j.prune(ctx); err != nil {
+				j.fail(err.Error())
+			}
+		}
+		j.st.busy.Store("")
 	}
-	j.prunedAt = j.games
-	res, err := j.db.Prune(ctx, j.cfg.PruneMin)
+}
+
+// pruneDue: prune once the rows merged since the last prune reach the rows
+// it left young (so each row is rewritten a few times at most, and the
+// young runs stay within a small factor of what -prune-age keeps), or when
+// runs pile up.
+func (j *job) pruneDue() bool {
+	y := j.young
+	return y.newRows >= max(y.baseRows, 200_000) || y.runs >= 64
+}
+
+func (j *job) prune(ctx context.Context) error {
+	j.st.busy.Store("pruning")
+	res, err := j.db.Prune(ctx, j.cfg.Prune)
 	if err != nil {
 		return err
 	}
-	if err := j.db.Checkpoint(ctx); err != nil {
-		return err
-	}
-	fmt.Fprintf(j.log, "pruned %d positions seen in fewer than %d games (after %d games merged)\n", res.Positions, j.cfg.PruneMin, j.games)
+	j.young = youngState{baseRows: res.YoungRows, runs: min(1, int(res.Young))}
+	j.st.positions.Store(res.Mature + res.Young)
+	j.measureDisk()
 	return nil
 }
 
+// measureDisk records the database's size on disk with its shards.
+func (j *job) measureDisk() {
+	n := dirBytes(j.cfg.DB+".young") + fileSize(j.cfg.DB) + fileSize(j.cfg.DB+"-wal") + j.st.backlogBytes.Load()
+	j.st.dbBytes.Store(n)
+	peak(&j.st.peakDB, n)
+}
+
 // snapshot gathers what the progress line shows.
-func (j *job) snapshot(ctx context.Context) progressState {
+func (j *job) snapshot() progressState {
 	var played int64
 	for _, w := range j.workers {
 		played += w.played.Load()
 	}
-	if time.Since(j.counted) >= time.Minute {
-		if st, err := j.db.Stats(ctx); err == nil {
-			j.positions = st.Positions
-		}
-		j.counted = time.Now()
-	}
 	s := progressState{
-		played: played, merged: j.games, total: j.before + j.games, positions: j.positions,
-		elapsed: time.Since(j.start), dbBytes: fileBytes(j.cfg.DB),
+		played: played, merged: j.st.merged.Load(), total: j.before + j.st.merged.Load(),
+		backlog: j.st.backlog.Load(), backlogBytes: j.st.backlogBytes.Load(),
+		positions: j.st.positions.Load(), dbBytes: j.st.dbBytes.Load(),
+		elapsed: time.Since(j.start), busy: j.st.busy.Load().(string), stored: j.db != nil,
 	}
 	if j.cfg.Games > 0 {
 		s.target = int64(j.cfg.Games)
@@ -393,74 +517,116 @@ func (j *job) snapshot(ctx context.Context) progressState {
 	return s
 }
 
-// finish merges what is left, prunes and concludes a completed run, and
-// prints the summary.
+// finish merges what is left, prunes and concludes, and prints the
+// summary. A stopped or failed run prunes too: pruning does not depend on
+// when it runs, and it keeps the database bounded.
 func (j *job) finish(ctx context.Context, interrupted bool) error {
-	if left, err := store.ListShards(j.shardDir); err == nil {
-		for _, p := range left {
-			if _, err := j.mergeShard(ctx, p); err != nil {
-				j.failed = append(j.failed, err.Error())
-			}
-		}
+	if n := j.st.backlog.Load(); n > 0 {
+		fmt.Fprintf(j.log, "merging the %d shard(s) still waiting (%s)\n", n, humanBytes(j.st.backlogBytes.Load()))
 	}
+	close(j.shards)
+	<-j.merged
+	// Shards the merger could not take (it reported why) wait for the
+	// next run; temporary ones are of dead workers.
 	if _, err := store.CleanTemp(j.shardDir); err != nil {
 		return err
 	}
-	complete := !interrupted && len(j.failed) == 0
-	if complete {
-		if j.cfg.PruneMin > 0 {
-			res, err := j.db.Prune(ctx, j.cfg.PruneMin)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(j.log, "pruned %d positions and %d moves seen in fewer than %d games\n", res.Positions, res.Moves, j.cfg.PruneMin)
-		}
-		n, err := j.db.Conclude(ctx, j.cfg.Conclude)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(j.log, "concluded: %d moves newly blacklisted\n", n)
+	fmt.Fprintf(j.log, "pruning: folding %d young run(s); positions below %d games for %d games are dropped\n",
+		j.young.runs, j.cfg.Prune.MinGames, j.cfg.Prune.Age)
+	res, err := j.db.Prune(ctx, j.cfg.Prune)
+	if err != nil {
+		return err
 	}
-	// A completed run vacuums (pruning frees most pages); an interrupted
-	// one only checkpoints, to stop quickly.
-	tidy := j.db.Checkpoint
-	if complete {
-		tidy = j.db.Vacuum
+	fmt.Fprintf(j.log, "pruned: %d positions promoted, %d dropped (%d blacklisted moves kept), %d still young\n",
+		res.Promoted, res.Positions, res.Blacklisted, res.Young)
+	n, err := j.db.Conclude(ctx, j.cfg.Conclude)
+	if err != nil {
+		return err
 	}
-	if err := tidy(ctx); err != nil {
+	fmt.Fprintf(j.log, "concluded: %d moves newly blacklisted\n", n)
+	if err := j.db.Checkpoint(ctx); err != nil {
 		return err
 	}
 	st, err := j.db.Stats(ctx)
 	if err != nil {
 		return err
 	}
-	el := time.Since(j.start)
-	fmt.Fprintf(j.out, "games this run %d (%.0f/s over %s); database %s: %d games, %d positions, %d moves, %d blacklisted, %s\n",
-		j.games, float64(j.games)/el.Seconds(), el.Round(time.Second), j.cfg.DB,
-		st.Games, st.Positions, st.Moves, st.Blacklisted, humanBytes(fileBytes(j.cfg.DB)))
+	j.measureDisk()
+	j.summary(st)
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	switch {
 	case len(j.failed) > 0:
 		return fmt.Errorf("%d problem(s), everything finished was merged: %s", len(j.failed), strings.Join(j.failed, "; "))
 	case interrupted:
-		fmt.Fprintln(j.out, "interrupted: finished games are merged; run again to continue")
+		fmt.Fprintln(j.out, "stopped: finished games are merged; run again to continue")
 	}
 	return nil
 }
 
-// workerSeed derives a worker's seed from the run's seed, the run's index
-// in the database and the worker's index (SplitMix64 finaliser), so that
-// resumed runs and different workers never replay the same games.
-func workerSeed(seed uint64, run, index int) uint64 {
-	z := seed + uint64(run)*0x9e3779b97f4a7c15 + uint64(index+1)*0xbf58476d1ce4e5b9
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
+// summary prints the run's figures: games, both rates, the database, and
+// the peaks of a long run.
+func (j *job) summary(st store.Stats) {
+	el := time.Since(j.start)
+	played := j.snapshot().played
+	play := j.playEnd.Sub(j.start)
+	games := j.st.merged.Load()
+	fmt.Fprintf(j.out, "games this run %d: self-play %.0f games/s while the workers played (%s), end-to-end %.0f games/s over the whole %s\n",
+		games, rate(played, play), play.Round(time.Second), rate(games, el), el.Round(time.Second))
+	fmt.Fprintf(j.out, "database %s: %d games, %d positions (%d young), %d moves, %d blacklisted, %s\n",
+		j.cfg.DB, st.Games, st.Positions, st.Young, st.Moves, st.Blacklisted, humanBytes(j.st.dbBytes.Load()))
+	self, children := peakRSS()
+	fmt.Fprintf(j.out, "peaks: database with shards %s, shard backlog %s, memory %s coordinator, %s largest worker; %s after the workers stopped\n",
+		humanBytes(j.st.peakDB.Load()), humanBytes(j.st.peakBacklog.Load()), humanBytes(self), humanBytes(children),
+		time.Since(j.playEnd).Round(100*time.Millisecond))
 }
 
-func fileBytes(path string) int64 {
+// runInMemory runs the workers with storing off and prints their rate.
+func (j *job) runInMemory(ctx context.Context) error {
+	fmt.Fprintf(j.log, "train run (storing off): %d workers, seed %d, %s (ocvist %s)\n",
+		j.cfg.Workers, j.cfg.Seed, j.limitText(), version)
+	if err := j.startWorkers(1); err != nil {
+		j.stopWorkers()
+		j.wait(context.WithoutCancel(ctx))
+		return err
+	}
+	j.wait(ctx)
+	played := j.snapshot().played
+	el := time.Since(j.start)
+	fmt.Fprintf(j.out, "storing off: %d games, self-play %.0f games/s while the workers played (%s), %.0f games/s over the whole %s\n",
+		played, rate(played, j.playEnd.Sub(j.start)), j.playEnd.Sub(j.start).Round(time.Second), rate(played, el), el.Round(time.Second))
+	if len(j.failed) > 0 {
+		return errors.New(strings.Join(j.failed, "; "))
+	}
+	return nil
+}
+
+func rate(n int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}
+
+// workerSeed derives a worker's seed from the run's seed, the run's index
+// in the database and the worker's index (the SplitMix64 finaliser), so
+// that resumed runs and different workers never replay the same games.
+func workerSeed(seed uint64, run, index int) uint64 {
+	return splitmix.Mix(seed + uint64(run)*splitmix.Golden + uint64(index+1)*0xbf58476d1ce4e5b9)
+}
+
+func fileSize(path string) int64 {
+	if fi, err := os.Stat(path); err == nil {
+		return fi.Size()
+	}
+	return 0
+}
+
+func dirBytes(dir string) int64 {
 	var n int64
-	for _, p := range []string{path, path + "-wal"} {
-		if fi, err := os.Stat(p); err == nil {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil {
 			n += fi.Size()
 		}
 	}

@@ -15,10 +15,10 @@ import (
 
 const workerAbout = `
 Internal: one self-play worker, started by "train run". It plays games,
-aggregates them in memory, and publishes them as shard files in -dir,
-printing "published PATH GAMES" for each and "played N" as it goes. On
-SIGTERM or SIGINT, or when its parent dies, it publishes the games it
-finished and exits 0.`
+aggregates them in memory, and publishes them as sealed shard files in -dir,
+printing "published PATH GAMES BYTES" for each and "played N" as it goes.
+Without -dir it plays in memory only (storing off). On SIGTERM or SIGINT,
+or when its parent dies, it publishes the games it finished and exits 0.`
 
 func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("worker", "[flags]", workerAbout, stderr)
@@ -29,7 +29,7 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		deadline          int64
 	)
 	fs.StringVar(&dbPath, "db", "", "main database (read for the blacklist)")
-	fs.StringVar(&dir, "dir", "", "shard directory")
+	fs.StringVar(&dir, "dir", "", "shard directory (none: storing off)")
 	fs.StringVar(&conf, "config", "", "game configuration (JSON)")
 	fs.Uint64Var(&seed, "seed", 0, "seed")
 	fs.IntVar(&index, "index", 0, "worker index")
@@ -45,8 +45,8 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := g.validate(); err != nil {
 		return usageError{err.Error()}
 	}
-	if dir == "" || (games == 0 && deadline == 0) {
-		return usageError{"worker: needs -dir and -games or -deadline"}
+	if games == 0 && deadline == 0 {
+		return usageError{"worker: needs -games or -deadline"}
 	}
 	w := &selfplayWorker{cfg: g, dir: dir, index: index, seed: seed, out: stdout}
 	if deadline > 0 {
@@ -68,7 +68,7 @@ type selfplayWorker struct {
 }
 
 func (w *selfplayWorker) run(ctx context.Context, dbPath string, games int) error {
-	bl := store.Blacklist{}
+	var bl store.Blacklist
 	if dbPath != "" {
 		db, err := store.OpenReadOnly(dbPath)
 		if err != nil {
@@ -97,13 +97,17 @@ func (w *selfplayWorker) run(ctx context.Context, dbPath string, games int) erro
 		if ctx.Err() != nil || os.Getppid() != ppid || (!w.deadline.IsZero() && time.Now().After(w.deadline)) {
 			break
 		}
-		if err := batch.Add(sp.Play(rng)); err != nil {
-			return err
-		}
+		g := sp.Play(rng)
 		w.played++
 		if now := time.Now(); now.Sub(lastReport) >= 250*time.Millisecond {
 			fmt.Fprintf(w.out, "played %d\n", w.played)
 			lastReport = now
+		}
+		if w.dir == "" {
+			continue // storing off
+		}
+		if err := batch.Add(g); err != nil {
+			return err
 		}
 		if batch.Len() >= w.cfg.ShardGames || time.Since(lastFlush) >= w.cfg.FlushEvery {
 			if err := w.publish(batch); err != nil {
@@ -116,29 +120,21 @@ func (w *selfplayWorker) run(ctx context.Context, dbPath string, games int) erro
 	return w.publish(batch)
 }
 
-// publish writes the batch as a new shard, publishes it and announces it.
+// publish writes the batch as a new sealed shard and announces it.
 func (w *selfplayWorker) publish(batch *store.Batch) error {
 	if batch.Len() == 0 {
 		return nil
 	}
 	w.shards++
-	sh, err := store.CreateShard(w.dir, storeConfig(w.cfg.Rule), map[string]string{
+	// Never cancelled: a finished game is published even while the worker
+	// is being stopped.
+	path, err := batch.WriteShard(context.Background(), w.dir, storeConfig(w.cfg.Rule), map[string]string{
 		"worker": fmt.Sprint(w.index), "seed": fmt.Sprint(w.seed), "shard_seq": fmt.Sprint(w.shards),
 	})
 	if err != nil {
 		return err
 	}
-	// Writing is never cancelled: a finished game is published even while
-	// the worker is being stopped.
-	if err := sh.Write(context.Background(), batch); err != nil {
-		sh.Discard()
-		return err
-	}
-	path, err := sh.Publish()
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w.out, "published %s %d\n", path, batch.Len())
+	fmt.Fprintf(w.out, "published %s %d %d\n", path, batch.Len(), fileSize(path))
 	batch.Reset()
 	return nil
 }

@@ -1,0 +1,630 @@
+package store
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+
+	"ocvist/canon"
+	"ocvist/gomoku"
+)
+
+// A run file is a sealed, sorted, immutable set of position statistics: a
+// worker's shard, a sealed export of a database, or a young run of a
+// database (see the package documentation). Format version 1, all integers
+// unsigned varints unless said otherwise:
+//
+//	header   magic "OCVSRUN\x00", format version (1), kind byte ('S' shard,
+//	         'E' export, 'Y' young), rule byte (gomoku.Rule), key version,
+//	         board size, id (length + bytes), meta (length + JSON object of
+//	         strings)
+//	records  a tag byte, then by tag:
+//	  1 position: id (8 bytes little-endian, PositionID of the key), born
+//	         (database game count when first seen; 0 in shards and exports:
+//	         the merge decides), key (length + bytes), move count, then per
+//	         move: x, y (int8 bytes), flags (bit 0: blacklisted), wsum
+//	         (zig-zag varint), games
+//	  2 ledger: id (length + bytes), seal (length + bytes), games — a shard
+//	         whose games an export contains
+//	  0 footer: games, black wins, white wins, draws, positions, rows —
+//	         always the last record
+//	  3..    reserved (training samples, issue 12): a reader of version 1
+//	         refuses them rather than skip games' data
+//	seal     CRC-32C (Castagnoli, 4 bytes little-endian) of every byte
+//	         before it, then the trailer "OCVSEAL\n"
+//
+// Positions come in strictly increasing (id, key) order (ids compared as
+// int64, keys bytewise) with their moves in strictly increasing (x, y)
+// order; a reader checks the order, the footer's counts and the CRC, and
+// refuses a file without the trailer (not sealed) before reading anything.
+// A run's seal (its CRC and size) identifies its content in merge ledgers.
+const (
+	runMagic    = "OCVSRUN\x00"
+	runTrailer  = "OCVSEAL\n"
+	runVersion  = 1
+	runSealSize = 4 + len(runTrailer)
+
+	kindShard  = 'S'
+	kindExport = 'E'
+	kindYoung  = 'Y'
+
+	tagFooter   = 0
+	tagPosition = 1
+	tagLedger   = 2
+
+	flagBlacklisted = 1
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// moveRow is one move's statistics inside a position.
+type moveRow struct {
+	m     canon.Move
+	bl    bool
+	wsum  int64
+	games int64
+}
+
+// position is one position's statistics as runs and merges carry them.
+type position struct {
+	id    int64
+	key   []byte
+	born  int64 // database game count when first seen; 0: not yet known
+	moves []moveRow
+}
+
+func cmpPos(a, b *position) int {
+	if c := cmp.Compare(a.id, b.id); c != 0 {
+		return c
+	}
+	return bytes.Compare(a.key, b.key)
+}
+
+// games is the number of games that reached the position: each plays
+// exactly one recorded move there.
+func (p *position) games() int64 {
+	var n int64
+	for _, m := range p.moves {
+		n += m.games
+	}
+	return n
+}
+
+func (p *position) blacklisted() bool {
+	for _, m := range p.moves {
+		if m.bl {
+			return true
+		}
+	}
+	return false
+}
+
+// totals counts games by result.
+type totals struct {
+	games, black, white, draws int64
+}
+
+func (t *totals) add(u totals) {
+	t.games += u.games
+	t.black += u.black
+	t.white += u.white
+	t.draws += u.draws
+}
+
+// runHeader is what a run says about itself.
+type runHeader struct {
+	kind byte
+	cfg  Config
+	id   string
+	meta map[string]string
+}
+
+// runFooter is a run's closing counts.
+type runFooter struct {
+	totals
+	positions, rows int64
+}
+
+// ledgerEntry is a merged source: a shard id and its seal.
+type ledgerEntry struct {
+	id, seal string
+	games    int64
+}
+
+// runWriter writes a run under a temporary name and seals it.
+type runWriter struct {
+	f         *os.File
+	bw        *bufio.Writer
+	tmp, path string
+	crc       uint32
+	size      int64
+	buf       []byte
+	last      position // order check
+	started   bool
+	foot      runFooter
+}
+
+// tempRunName is the name a run has while it is written.
+func tempRunName(final string) string {
+	return filepath.Join(filepath.Dir(final), "."+filepath.Base(final)+".tmp")
+}
+
+// createRun starts the run that Seal will publish as path; it never
+// overwrites an existing file.
+func createRun(path string, h runHeader) (*runWriter, error) {
+	w := &runWriter{tmp: tempRunName(path), path: path}
+	f, err := os.OpenFile(w.tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	w.f, w.bw = f, bufio.NewWriterSize(f, 1<<18)
+	meta, err := json.Marshal(h.meta)
+	if err != nil {
+		w.abort()
+		return nil, err
+	}
+	b := append([]byte(runMagic), runVersion, h.kind, byte(h.cfg.Rule))
+	b = binary.AppendUvarint(b, uint64(h.cfg.KeyVersion))
+	b = binary.AppendUvarint(b, uint64(h.cfg.BoardSize))
+	b = appendBytes(b, []byte(h.id))
+	b = appendBytes(b, meta)
+	if err := w.write(b); err != nil {
+		w.abort()
+		return nil, err
+	}
+	return w, nil
+}
+
+func appendBytes(b, s []byte) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+func (w *runWriter) write(b []byte) error {
+	w.crc = crc32.Update(w.crc, castagnoli, b)
+	w.size += int64(len(b))
+	_, err := w.bw.Write(b)
+	return err
+}
+
+// position appends p, which must follow the previous position in order
+// and have its moves sorted.
+func (w *runWriter) position(p *position) error {
+	if w.started && cmpPos(&w.last, p) >= 0 {
+		return fmt.Errorf("run %s: position %q out of order", w.path, p.key)
+	}
+	w.started = true
+	w.last.id, w.last.key = p.id, append(w.last.key[:0], p.key...)
+	b := append(w.buf[:0], tagPosition)
+	b = binary.LittleEndian.AppendUint64(b, uint64(p.id))
+	b = binary.AppendUvarint(b, uint64(p.born))
+	b = appendBytes(b, p.key)
+	b = binary.AppendUvarint(b, uint64(len(p.moves)))
+	for _, m := range p.moves {
+		var fl byte
+		if m.bl {
+			fl = flagBlacklisted
+		}
+		b = append(b, byte(m.m.X), byte(m.m.Y), fl)
+		b = binary.AppendVarint(b, m.wsum)
+		b = binary.AppendUvarint(b, uint64(m.games))
+	}
+	w.buf = b
+	w.foot.positions++
+	w.foot.rows += int64(len(p.moves))
+	return w.write(b)
+}
+
+// ledger records a shard whose games the run contains.
+func (w *runWriter) ledger(e ledgerEntry) error {
+	b := append(w.buf[:0], tagLedger)
+	b = appendBytes(b, []byte(e.id))
+	b = appendBytes(b, []byte(e.seal))
+	b = binary.AppendUvarint(b, uint64(e.games))
+	w.buf = b
+	return w.write(b)
+}
+
+// seal writes the footer, the CRC and the trailer, syncs the file and
+// renames it to its final name (which must not exist). It returns the
+// run's seal and size. On error the temporary file is removed.
+func (w *runWriter) seal(t totals) (string, int64, error) {
+	w.foot.totals = t
+	b := append(w.buf[:0], tagFooter)
+	for _, v := range []int64{t.games, t.black, t.white, t.draws, w.foot.positions, w.foot.rows} {
+		b = binary.AppendUvarint(b, uint64(v))
+	}
+	err := w.write(b)
+	if err == nil {
+		b = binary.LittleEndian.AppendUint32(b[:0], w.crc)
+		b = append(b, runTrailer...)
+		_, err = w.bw.Write(b)
+		w.size += int64(len(b))
+	}
+	if err == nil {
+		err = w.bw.Flush()
+	}
+	if err == nil {
+		err = w.f.Sync()
+	}
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	w.f = nil
+	if err == nil {
+		// Link, not rename: it fails if the final name exists.
+		err = os.Link(w.tmp, w.path)
+	}
+	if err == nil {
+		err = syncFile(filepath.Dir(w.path))
+	}
+	w.abort()
+	if err != nil {
+		return "", 0, fmt.Errorf("seal run %s: %w", w.path, err)
+	}
+	return sealOf(w.crc, w.size), w.size, nil
+}
+
+func sealOf(crc uint32, size int64) string { return fmt.Sprintf("%08x-%d", crc, size) }
+
+// abort closes and removes the temporary file.
+func (w *runWriter) abort() {
+	if w.f != nil {
+		w.f.Close()
+		w.f = nil
+	}
+	os.Remove(w.tmp)
+}
+
+// runReader reads a sealed run sequentially, checking order, counts and
+// CRC as it goes.
+type runReader struct {
+	f        *os.File
+	path     string
+	h        runHeader
+	size     int64 // file size
+	crcEnd   int64 // bytes covered by the CRC
+	loaded   int64 // file bytes read into buf so far
+	crc      uint32
+	buf      []byte
+	r, w     int
+	pos      position
+	started  bool
+	foot     runFooter
+	counted  runFooter
+	ledger   []ledgerEntry
+	done     bool
+	lastKey  []byte
+	lastID   int64
+	checkCfg *Config
+}
+
+// isRunFile reports whether the file at path starts with the run magic.
+func isRunFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [len(runMagic)]byte
+	_, err = io.ReadFull(f, b[:])
+	return err == nil && string(b[:]) == runMagic
+}
+
+// openRun opens the run at path and reads its header. A file without the
+// trailer gives ErrUnpublished, one without the magic ErrNotOcvist.
+func openRun(path string) (*runReader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := newRunReader(f, path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func newRunReader(f *os.File, path string) (*runReader, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		return nil, fmt.Errorf("%w: is a directory", ErrNotOcvist)
+	}
+	r := &runReader{f: f, path: path, size: fi.Size(), buf: make([]byte, 1<<16)}
+	var magic [len(runMagic)]byte
+	if n, _ := f.ReadAt(magic[:], 0); n < len(magic) || string(magic[:]) != runMagic {
+		return nil, fmt.Errorf("%w: no run or database header", ErrNotOcvist)
+	}
+	var trailer [len(runTrailer)]byte
+	if r.size < int64(len(runMagic)+runSealSize) {
+		return nil, fmt.Errorf("%w: run file of %d bytes, not sealed", ErrUnpublished, r.size)
+	}
+	if _, err := f.ReadAt(trailer[:], r.size-int64(len(trailer))); err != nil {
+		return nil, err
+	}
+	if string(trailer[:]) != runTrailer {
+		return nil, fmt.Errorf("%w: no seal at the end (still being written, or cut short)", ErrUnpublished)
+	}
+	r.crcEnd = r.size - int64(runSealSize)
+	if err := r.header(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *runReader) close() error { return r.f.Close() }
+
+// fill makes at least n unread bytes available, fewer only at the end of
+// the CRC-covered part of the file.
+func (r *runReader) fill(n int) error {
+	if r.w-r.r >= n {
+		return nil
+	}
+	copy(r.buf, r.buf[r.r:r.w])
+	r.w -= r.r
+	r.r = 0
+	if n > len(r.buf) {
+		nb := make([]byte, max(n, 2*len(r.buf)))
+		copy(nb, r.buf[:r.w])
+		r.buf = nb
+	}
+	for r.w < n && r.loaded < r.crcEnd {
+		want := min(int64(len(r.buf)-r.w), r.crcEnd-r.loaded)
+		k, err := r.f.ReadAt(r.buf[r.w:r.w+int(want)], r.loaded)
+		r.crc = crc32.Update(r.crc, castagnoli, r.buf[r.w:r.w+k])
+		r.w += k
+		r.loaded += int64(k)
+		if k == 0 && err != nil {
+			return fmt.Errorf("%w: read: %v", ErrCorrupt, err)
+		}
+	}
+	if r.w-r.r < n {
+		return fmt.Errorf("%w: run cut short", ErrCorrupt)
+	}
+	return nil
+}
+
+func (r *runReader) byte() (byte, error) {
+	if err := r.fill(1); err != nil {
+		return 0, err
+	}
+	r.r++
+	return r.buf[r.r-1], nil
+}
+
+func (r *runReader) uvarint() (uint64, error) {
+	_ = r.fill(binary.MaxVarintLen64) // may end early; Uvarint tells
+	v, n := binary.Uvarint(r.buf[r.r:r.w])
+	if n <= 0 {
+		return 0, fmt.Errorf("%w: bad number", ErrCorrupt)
+	}
+	r.r += n
+	return v, nil
+}
+
+func (r *runReader) varint() (int64, error) {
+	_ = r.fill(binary.MaxVarintLen64)
+	v, n := binary.Varint(r.buf[r.r:r.w])
+	if n <= 0 {
+		return 0, fmt.Errorf("%w: bad number", ErrCorrupt)
+	}
+	r.r += n
+	return v, nil
+}
+
+// count reads a non-negative count of at most max.
+func (r *runReader) count(max uint64) (int64, error) {
+	v, err := r.uvarint()
+	if err == nil && v > max {
+		err = fmt.Errorf("%w: count %d out of range", ErrCorrupt, v)
+	}
+	return int64(v), err
+}
+
+// bytes reads a length-prefixed byte string into dst.
+func (r *runReader) bytes(dst []byte) ([]byte, error) {
+	n, err := r.count(1 << 20)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.fill(int(n)); err != nil {
+		return nil, err
+	}
+	dst = append(dst[:0], r.buf[r.r:r.r+int(n)]...)
+	r.r += int(n)
+	return dst, nil
+}
+
+func (r *runReader) header() error {
+	if err := r.fill(len(runMagic) + 3); err != nil {
+		return err
+	}
+	r.r += len(runMagic)
+	if v := r.buf[r.r]; v != runVersion {
+		return fmt.Errorf("%w: run format %d, this program reads %d", ErrSchemaVersion, v, runVersion)
+	}
+	r.h.kind, r.h.cfg.Rule = r.buf[r.r+1], gomoku.Rule(r.buf[r.r+2])
+	r.r += 3
+	kv, err := r.count(1 << 16)
+	if err != nil {
+		return err
+	}
+	bs, err := r.count(1 << 16)
+	if err != nil {
+		return err
+	}
+	r.h.cfg.KeyVersion, r.h.cfg.BoardSize = int(kv), int(bs)
+	id, err := r.bytes(nil)
+	if err != nil {
+		return err
+	}
+	meta, err := r.bytes(nil)
+	if err != nil {
+		return err
+	}
+	r.h.id = string(id)
+	if err := json.Unmarshal(meta, &r.h.meta); err != nil {
+		return fmt.Errorf("%w: run meta: %v", ErrCorrupt, err)
+	}
+	switch {
+	case r.h.kind != kindShard && r.h.kind != kindExport && r.h.kind != kindYoung:
+		return fmt.Errorf("%w: run kind %q", ErrCorrupt, r.h.kind)
+	case r.h.id == "":
+		return fmt.Errorf("%w: run without id", ErrCorrupt)
+	}
+	return r.h.cfg.Validate()
+}
+
+// next returns the next position, or nil after the last one once the
+// footer and the CRC have been checked. The position and its slices are
+// valid until the next call.
+func (r *runReader) next() (*position, error) {
+	for !r.done {
+		tag, err := r.byte()
+		if err != nil {
+			return nil, err
+		}
+		switch tag {
+		case tagPosition:
+			return r.position()
+		case tagLedger:
+			if err := r.ledgerEntry(); err != nil {
+				return nil, err
+			}
+		case tagFooter:
+			if err := r.footer(); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, fmt.Errorf("%w: record type %d is not readable by this program (format %d)", ErrSchemaVersion, tag, runVersion)
+		}
+	}
+	return nil, nil
+}
+
+func (r *runReader) position() (*position, error) {
+	p := &r.pos
+	if err := r.fill(8); err != nil {
+		return nil, err
+	}
+	p.id = int64(binary.LittleEndian.Uint64(r.buf[r.r:]))
+	r.r += 8
+	born, err := r.count(1 << 62)
+	if err != nil {
+		return nil, err
+	}
+	p.born = born
+	if p.key, err = r.bytes(p.key); err != nil {
+		return nil, err
+	}
+	n, err := r.count(1 << 16)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("%w: position without moves", ErrCorrupt)
+	}
+	p.moves = p.moves[:0]
+	for i := range n {
+		if err := r.fill(3); err != nil {
+			return nil, err
+		}
+		m := moveRow{m: canon.Move{X: int8(r.buf[r.r]), Y: int8(r.buf[r.r+1])}, bl: r.buf[r.r+2]&flagBlacklisted != 0}
+		r.r += 3
+		if m.wsum, err = r.varint(); err != nil {
+			return nil, err
+		}
+		if m.games, err = r.count(1 << 62); err != nil {
+			return nil, err
+		}
+		if m.wsum > m.games || -m.wsum > m.games || i > 0 && cmpMove(p.moves[i-1].m, m.m) >= 0 {
+			return nil, fmt.Errorf("%w: move row %d of %q", ErrCorrupt, i, p.key)
+		}
+		p.moves = append(p.moves, m)
+	}
+	if PositionID(string(p.key)) != p.id || r.started && (r.lastID > p.id || r.lastID == p.id && bytes.Compare(r.lastKey, p.key) >= 0) {
+		return nil, fmt.Errorf("%w: position %q has a wrong id or is out of order", ErrCorrupt, p.key)
+	}
+	r.started, r.lastID, r.lastKey = true, p.id, append(r.lastKey[:0], p.key...)
+	r.counted.positions++
+	r.counted.rows += n
+	return p, nil
+}
+
+func (r *runReader) ledgerEntry() error {
+	id, err := r.bytes(nil)
+	if err != nil {
+		return err
+	}
+	seal, err := r.bytes(nil)
+	if err != nil {
+		return err
+	}
+	games, err := r.count(1 << 62)
+	if err != nil {
+		return err
+	}
+	r.ledger = append(r.ledger, ledgerEntry{string(id), string(seal), games})
+	return nil
+}
+
+func (r *runReader) footer() error {
+	var v [6]int64
+	for i := range v {
+		var err error
+		if v[i], err = r.count(1 << 62); err != nil {
+			return err
+		}
+	}
+	r.foot = runFooter{totals{v[0], v[1], v[2], v[3]}, v[4], v[5]}
+	switch {
+	case r.r != r.w || r.loaded != r.crcEnd:
+		return fmt.Errorf("%w: data after the footer", ErrCorrupt)
+	case r.foot.positions != r.counted.positions || r.foot.rows != r.counted.rows:
+		return fmt.Errorf("%w: footer counts %d positions and %d rows, file holds %d and %d",
+			ErrCorrupt, r.foot.positions, r.foot.rows, r.counted.positions, r.counted.rows)
+	case r.foot.black+r.foot.white+r.foot.draws != r.foot.games:
+		return fmt.Errorf("%w: footer results do not add up to its games", ErrCorrupt)
+	}
+	var sum [4]byte
+	if _, err := r.f.ReadAt(sum[:], r.crcEnd); err != nil {
+		return fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if got := binary.LittleEndian.Uint32(sum[:]); got != r.crc {
+		return fmt.Errorf("%w: checksum %08x, content gives %08x", ErrCorrupt, got, r.crc)
+	}
+	r.done = true
+	return nil
+}
+
+// seal is the run's seal; valid once next has returned nil.
+func (r *runReader) seal() string { return sealOf(r.crc, r.size) }
+
+// verifyRun reads the whole run at path, checking everything, and returns
+// its header, footer, ledger and seal.
+func verifyRun(path string) (runHeader, runFooter, []ledgerEntry, string, error) {
+	r, err := openRun(path)
+	if err != nil {
+		return runHeader{}, runFooter{}, nil, "", err
+	}
+	defer r.close()
+	for {
+		p, err := r.next()
+		if err != nil {
+			return r.h, runFooter{}, nil, "", err
+		}
+		if p == nil {
+			return r.h, r.foot, r.ledger, r.seal(), nil
+		}
+	}
+}

@@ -1,0 +1,187 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// youngRun is a row of young_runs: a run file in the young directory whose
+// positions belong to the database.
+type youngRun struct {
+	name                   string
+	born                   int64
+	games, positions, rows int64
+	bytes                  int64
+}
+
+func listYoung(ctx context.Context, q querier) ([]youngRun, error) {
+	rows, err := q.QueryContext(ctx, "SELECT name, born, games, positions, rows, bytes FROM young_runs ORDER BY name")
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer rows.Close()
+	var out []youngRun
+	for rows.Next() {
+		var r youngRun
+		if err := rows.Scan(&r.name, &r.born, &r.games, &r.positions, &r.rows, &r.bytes); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// cleanYoung removes files of the young directory that the database does
+// not list: runs of a merge or prune that crashed before its commit, or
+// whose commit failed. Only the writer calls it.
+func (d *DB) cleanYoung(ctx context.Context) error {
+	runs, err := listYoung(ctx, d.db)
+	if err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(d.young)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	listed := map[string]bool{}
+	for _, r := range runs {
+		listed[r.name] = true
+	}
+	for _, e := range entries {
+		if !listed[e.Name()] {
+			if err := os.Remove(filepath.Join(d.young, e.Name())); err != nil {
+				return fmt.Errorf("remove stray young run: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// snapshot is a consistent view of a database for reading: a transaction
+// on the SQLite file and the young runs it lists, opened.
+type snapshot struct {
+	tx    *sql.Tx
+	runs  []youngRun
+	files []*os.File
+}
+
+// snapshot opens a view. A writer may replace young runs (a prune) between
+// the transaction's start and the opening of the files; then it starts
+// again: the writer removes old runs only after its commit.
+func (d *DB) snapshot(ctx context.Context) (*snapshot, error) {
+	for attempt := 0; ; attempt++ {
+		s, err := d.trySnapshot(ctx)
+		if err == nil || !errors.Is(err, fs.ErrNotExist) || attempt == 20 {
+			return s, err
+		}
+	}
+}
+
+func (d *DB) trySnapshot(ctx context.Context) (*snapshot, error) {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, classify(err)
+	}
+	s := &snapshot{tx: tx}
+	if s.runs, err = listYoung(ctx, tx); err != nil {
+		s.close()
+		return nil, err
+	}
+	for _, r := range s.runs {
+		f, err := os.Open(filepath.Join(d.young, r.name))
+		if err != nil {
+			s.close()
+			return nil, fmt.Errorf("young run: %w", err)
+		}
+		s.files = append(s.files, f)
+	}
+	return s, nil
+}
+
+func (s *snapshot) close() {
+	for _, f := range s.files {
+		f.Close()
+	}
+	s.tx.Rollback()
+}
+
+// merger returns a merger over the snapshot's young runs and, with
+// withMature, the moves table.
+func (s *snapshot) merger(ctx context.Context, withMature bool) (*merger, func(), error) {
+	var srcs []source
+	var closers []func() error
+	done := func() {
+		for _, c := range closers {
+			c()
+		}
+	}
+	mature := -1
+	if withMature {
+		ms, err := newMatureSource(ctx, s.tx)
+		if err != nil {
+			return nil, done, err
+		}
+		mature = 0
+		srcs = append(srcs, ms)
+		closers = append(closers, ms.close)
+	}
+	for i, f := range s.files {
+		r, err := newRunReader(f, f.Name())
+		if err != nil {
+			return nil, done, fmt.Errorf("young run %s: %w", s.runs[i].name, err)
+		}
+		srcs = append(srcs, &runSource{r: r, born: s.runs[i].born})
+	}
+	m, err := newMerger(srcs, mature)
+	return m, done, err
+}
+
+// idSet is a sorted set of position ids: which positions are promoted.
+type idSet struct{ ids []int64 }
+
+func (s *idSet) has(id int64) bool {
+	_, ok := slices.BinarySearch(s.ids, id)
+	return ok
+}
+
+// add inserts ids (any order) in one pass.
+func (s *idSet) add(ids []int64) {
+	if len(ids) == 0 {
+		return
+	}
+	s.ids = append(s.ids, ids...)
+	slices.Sort(s.ids)
+	s.ids = slices.Compact(s.ids)
+}
+
+func loadIDs(ctx context.Context, q querier) (*idSet, error) {
+	rows, err := q.QueryContext(ctx, "SELECT DISTINCT pid FROM moves ORDER BY pid")
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer rows.Close()
+	s := &idSet{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		s.ids = append(s.ids, id)
+	}
+	return s, rows.Err()
+}
+
+// youngName is the file name of a young run.
+func youngName(prefix, id string) string {
+	return prefix + "-" + strings.ReplaceAll(id, "/", "_") + runSuffix
+}
