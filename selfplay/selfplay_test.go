@@ -1,6 +1,7 @@
 package selfplay
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -205,4 +206,27 @@ func BenchmarkPlay(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "games/s")
 	b.ReportMetric(float64(plies)/float64(b.N), "plies/game")
+}
+
+// BenchmarkPlayStored: BenchmarkPlay plus the worker's whole storing cost
+// (store.Batch.Add of every game, and a sealed shard every 5,000 games), so
+// that the two side by side give what storing costs a worker per game.
+func BenchmarkPlayStored(b *testing.B) {
+	pl := New(Config{}, Uniform{}, store.Blacklist{})
+	rng := rand.New(rand.NewPCG(1, 1))
+	batch := store.NewBatch()
+	dir := b.TempDir()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := batch.Add(pl.Play(rng)); err != nil {
+			b.Fatal(err)
+		}
+		if batch.Len() == 5000 {
+			if _, err := batch.WriteShard(context.Background(), dir, store.DefaultConfig(gomoku.Freestyle), nil); err != nil {
+				b.Fatal(err)
+			}
+			batch.Reset()
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "games/s")
 }

@@ -82,7 +82,7 @@ func matureRows(b *testing.B, d *DB, seed uint64, n int) {
 			buf[j] = byte(rng.Uint32())
 		}
 		key := hex.EncodeToString(buf)
-		ps[i] = position{id: PositionID(key), key: []byte(key), moves: []moveRow{{m: canon.Move{X: int8(i % 7), Y: int8(i % 5)}, wsum: 1, games: 2}}}
+		ps[i] = position{id: PositionID(key), key: []byte(key), hasKey: true, moves: []moveRow{{m: canon.Move{X: int8(i % 7), Y: int8(i % 5)}, wsum: 1, games: 2}}}
 	}
 	slices.SortFunc(ps, func(p, q position) int { return cmpPos(&p, &q) })
 	err := d.inTx(ctx, func(tx *sql.Tx) error {
@@ -97,7 +97,7 @@ func matureRows(b *testing.B, d *DB, seed uint64, n int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	d.mature = nil
+	d.dropIndex()
 	if err := d.Checkpoint(ctx); err != nil {
 		b.Fatal(err)
 	}

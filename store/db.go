@@ -49,11 +49,12 @@ const (
 	metaKind          = "kind"
 	metaPublished     = "published"
 	metaState         = "state"
+	metaPruneMin      = "prune_min"
 )
 
 var reservedMeta = map[string]bool{
 	metaSchemaVersion: true, metaKeyVersion: true, metaRule: true, metaBoardSize: true,
-	metaCreated: true, metaID: true, metaKind: true, metaPublished: true, metaState: true,
+	metaCreated: true, metaID: true, metaKind: true, metaPublished: true, metaState: true, metaPruneMin: true,
 }
 
 const kindDB = "db"
@@ -85,12 +86,17 @@ type DB struct {
 	mu       sync.Mutex
 	db       *sql.DB
 	path     string // absolute
-	young    string // directory of the young runs
+	youngDir string // directory of the young runs
 	cfg      Config
 	id       string
 	readOnly bool
 	lock     *os.File // writer lock; nil when read-only
-	mature   *idSet   // ids of promoted positions; loaded by the first prune
+	// The writer's index, loaded by the first merge or prune (see index):
+	// per position id, promoted (−1) or the games of the position in the
+	// young runs.
+	idx      *idIndex
+	spare    []idSlot // the index's other array, for its next update
+	minGames int64    // promotion threshold, meta prune_min
 }
 
 // header is what a database file says about itself in its meta table.
@@ -156,7 +162,7 @@ func openAbs(abs string, want *Config, mode openMode) (d *DB, err error) {
 	if _, _, err := inspect(abs, mode, want); err != nil {
 		return nil, err
 	}
-	d = &DB{path: abs, young: abs + ".young", readOnly: mode == modeReadOnly}
+	d = &DB{path: abs, youngDir: abs + ".young", readOnly: mode == modeReadOnly}
 	if !d.readOnly {
 		if d.lock, err = lockWriter(abs); err != nil {
 			return nil, err

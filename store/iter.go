@@ -77,7 +77,8 @@ func (s *matureSource) next() (*position, error) {
 		}
 	}
 	p := &s.cur
-	p.id, p.key, p.born, p.moves = s.ahead.id, append(p.key[:0], s.ahead.key...), 0, append(p.moves[:0], s.ahead.m)
+	p.id, p.born, p.moves = s.ahead.id, 0, append(p.moves[:0], s.ahead.m)
+	p.setKey(s.ahead.key)
 	for {
 		ok, err := s.scan()
 		if err != nil {
@@ -147,7 +148,8 @@ func (m *merger) next() (*merged, error) {
 			continue
 		}
 		if first {
-			o.id, o.key, o.born = h.id, append(o.key[:0], h.key...), h.born
+			o.copyKey(h)
+			o.born = h.born
 			o.moves = append(o.moves[:0], h.moves...)
 			first = false
 		} else {
@@ -217,7 +219,7 @@ func (s *sliceSource) next() (*position, error) {
 // moveStats calls fn with p's rows as MoveStats of at least minGames games.
 func moveStats(p *position, minGames int64, fn func(MoveStat) error) error {
 	games := p.games()
-	key := string(p.key)
+	key := string(p.text())
 	for _, r := range p.moves {
 		if r.games < minGames {
 			continue

@@ -6,7 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+
+	"ocvist/canon"
 )
 
 // Prune defaults: a position is promoted into the moves table once seen in
@@ -14,18 +18,24 @@ import (
 // DefaultPruneAge later games is dropped.
 const (
 	DefaultPruneMinGames = 2
-	DefaultPruneAge      = 100_000
+	DefaultPruneAge      = 50_000
 )
 
 // PruneConfig sets Prune's thresholds.
 type PruneConfig struct {
 	// MinGames: a position seen in at least this many games is promoted
-	// (≥ 1). Promoted positions are never dropped.
-	MinGames int64
-	// Age: a young position whose first game was at least this many games
-	// ago (in the database's game count) and that is still below MinGames is
-	// dropped (≥ 0; 0 drops every young position below MinGames).
-	Age int64
+	// into the moves table for good (≥ 1). Merge applies it as positions
+	// arrive; Prune records it for the merges that follow.
+	MinGames int64 `json:"min_games"`
+	// Age: a young run merged at least this many games ago (in the
+	// database's game count) expires: its positions that are still below
+	// MinGames are dropped (≥ 0; 0 drops them at every prune).
+	Age int64 `json:"age"`
+	// Batch: expire only once this many runs are due (0 or 1: as soon as
+	// one is), so that a promoted position's rows of several runs reach
+	// the moves table in one upsert. A long job's coordinator batches; a
+	// final prune does not.
+	Batch int `json:"batch"`
 }
 
 // DefaultPrune holds the default thresholds.
@@ -33,41 +43,39 @@ var DefaultPrune = PruneConfig{MinGames: DefaultPruneMinGames, Age: DefaultPrune
 
 // Validate reports whether c is usable (wrapping ErrInvalidConfig if not).
 func (c PruneConfig) Validate() error {
-	if c.MinGames < 1 || c.Age < 0 {
-		return fmt.Errorf("store: prune config: min games %d (want ≥ 1), age %d (want ≥ 0): %w", c.MinGames, c.Age, ErrInvalidConfig)
+	if c.MinGames < 1 || c.Age < 0 || c.Batch < 0 {
+		return fmt.Errorf("store: prune config: min games %d (want ≥ 1), age %d, batch %d (want ≥ 0): %w", c.MinGames, c.Age, c.Batch, ErrInvalidConfig)
 	}
 	return nil
 }
 
 // PruneResult reports what Prune did.
 type PruneResult struct {
-	Runs        int   // young runs folded together
-	Positions   int64 // positions dropped
+	Runs        int   // young runs that expired
+	Positions   int64 // positions dropped (their rows in expired runs)
 	Moves       int64 // move rows dropped
 	Blacklisted int64 // blacklisted moves of dropped positions, kept
-	Promoted    int64 // positions that joined the moves table
-	Updated     int64 // move rows added to or updated in the moves table
-	Young       int64 // positions left young
-	YoungRows   int64 // their move rows
-	Mature      int64 // positions in the moves table afterwards
+	Updated     int64 // rows of promoted positions moved from expired runs into the moves table
+	YoungRuns   int   // young runs left
+	Young       int64 // positions left young (below MinGames)
+	Mature      int64 // positions in the moves table
 }
 
-// Prune folds the young runs into one (a sequential k-way merge over runs
-// sorted by position id), promotes into the moves table every position
-// that reached c.MinGames games or was promoted before, and drops the young
-// positions whose first game lies at least c.Age games back and that are
-// still below c.MinGames. A dropped position's blacklisted moves are kept
-// (by position id) in the blacklist table: the blacklist survives pruning.
-// Whether a position is dropped depends only on its counts and its age, not
-// on when or how often Prune ran, so pruning in windows keeps exactly what
-// pruning once keeps for every position whose games all lie within the
-// last c.Age games. Counts are conserved: a position is kept whole or
-// dropped whole; totals never change.
+// Prune expires the young runs merged at least c.Age games ago: it reads
+// each through once, moves the rows of positions promoted since (which
+// reached c.MinGames with later games) into the moves table, and drops the
+// others, keeping their blacklisted moves (by position id) in the
+// blacklist table: the blacklist survives pruning. Counts are conserved
+// for everything kept; totals never change. It also records c.MinGames as
+// the threshold of the merges that follow.
 //
-// Prune is one transaction with the new young run written before it; on
-// error or cancellation nothing changes. Its cost is proportional to the
-// young runs plus the promoted rows it touches, not to the moves table.
-// Guarded by BenchmarkPrune.
+// What is dropped depends only on the runs' ages and the counts, not on
+// when or how often Prune ran: pruning in windows keeps exactly what
+// pruning once keeps for every position whose games all lie within the last
+// c.Age games. A position that straddles the window may keep only its later
+// games. Prune is one transaction; on error or cancellation nothing
+// changes. Its cost is proportional to the expired runs (plus the promoted
+// rows), not to the database. Guarded by BenchmarkPrune.
 func (d *DB) Prune(ctx context.Context, c PruneConfig) (PruneResult, error) {
 	if err := d.writable("prune"); err != nil {
 		return PruneResult{}, err
@@ -79,132 +87,131 @@ func (d *DB) Prune(ctx context.Context, c PruneConfig) (PruneResult, error) {
 	defer d.mu.Unlock()
 	res, err := d.prune(ctx, c)
 	if err != nil {
+		d.dropIndex()
 		return PruneResult{}, fmt.Errorf("store: prune %q: %w", d.path, err)
 	}
 	return res, nil
 }
 
-func (d *DB) prune(ctx context.Context, c PruneConfig) (PruneResult, error) {
-	var res PruneResult
-	if d.mature == nil {
-		ids, err := loadIDs(ctx, d.db)
+func (d *DB) prune(ctx context.Context, c PruneConfig) (res PruneResult, err error) {
+	if err := d.index(ctx); err != nil {
+		return res, err
+	}
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return res, err
+	}
+	defer tx.Rollback()
+	runs, err := listYoung(ctx, tx)
+	if err != nil {
+		return res, err
+	}
+	var games int64
+	if err := tx.QueryRowContext(ctx, "SELECT games FROM totals WHERE id = 1").Scan(&games); err != nil {
+		return res, err
+	}
+	var expired []youngRun
+	for _, r := range runs {
+		if games-r.born >= c.Age {
+			expired = append(expired, r)
+		}
+	}
+	if len(expired) < c.Batch {
+		expired = nil
+	}
+	res.Runs, res.YoungRuns = len(expired), len(runs)-len(expired)
+	if len(expired) > 0 || c.MinGames != d.minGames {
+		up := newUpserter(ctx, tx)
+		next, err := d.expire(ctx, expired, c.MinGames, up, &res)
 		if err != nil {
 			return res, err
 		}
-		d.mature = ids
-	}
-	s, err := d.snapshot(ctx)
-	if err != nil {
-		return res, err
-	}
-	defer s.close()
-	res.Runs = len(s.runs)
-	if len(s.runs) == 0 {
-		res.Mature = int64(len(d.mature.ids))
-		return res, nil
-	}
-	var games int64
-	if err := s.tx.QueryRowContext(ctx, "SELECT games FROM totals WHERE id = 1").Scan(&games); err != nil {
-		return res, err
-	}
-	m, done, err := s.merger(ctx, false)
-	defer done()
-	if err != nil {
-		return res, err
-	}
-	id := newID()
-	name := youngName("young", id)
-	path := filepath.Join(d.young, name)
-	w, err := createRun(path, runHeader{kind: kindYoung, cfg: d.cfg, id: id})
-	if err != nil {
-		return res, err
-	}
-	sealed := false
-	defer func() {
-		if !sealed {
-			w.abort()
+		for _, r := range expired {
+			if _, err := tx.ExecContext(ctx, "DELETE FROM young_runs WHERE name = ?", r.name); err != nil {
+				return res, err
+			}
 		}
-	}()
-	up := newUpserter(ctx, s.tx)
-	var promoted []int64
+		if err := up.flush(); err != nil {
+			return res, err
+		}
+		if err := putMeta(ctx, tx, map[string]string{metaPruneMin: strconv.FormatInt(c.MinGames, 10)}); err != nil {
+			return res, err
+		}
+		if err := touch(ctx, tx); err != nil {
+			return res, err
+		}
+		if err := tx.Commit(); err != nil {
+			return res, err
+		}
+		d.spare = d.idx.s
+		*d.idx = next
+		d.minGames = c.MinGames
+		for _, r := range expired {
+			os.Remove(filepath.Join(d.youngDir, r.name)) // a leftover is removed at the next open
+		}
+	}
+	res.Mature = d.idx.mature
+	res.Young = int64(d.idx.len()) - d.idx.mature
+	return res, nil
+}
+
+// expire reads the expired young runs together (a k-way merge): rows of
+// promoted positions (and of positions that reach minGames, after the
+// threshold was lowered) go to the moves table, once per position; the
+// others are dropped and leave the index. It returns the updated index.
+func (d *DB) expire(ctx context.Context, runs []youngRun, minGames int64, up *upserter, res *PruneResult) (idIndex, error) {
+	var srcs []source
+	for _, run := range runs {
+		r, err := openRun(filepath.Join(d.youngDir, run.name))
+		if err != nil {
+			return idIndex{}, fmt.Errorf("young run %s: %w", run.name, err)
+		}
+		defer r.close()
+		srcs = append(srcs, &runSource{r: r})
+	}
+	m, err := newMerger(srcs, -1)
+	if err != nil {
+		return idIndex{}, err
+	}
+	c := d.idx.cursor(d.spare)
 	for n := 0; ; n++ {
 		if n%4096 == 0 {
 			if err := ctx.Err(); err != nil {
-				return res, err
+				return idIndex{}, err
 			}
 		}
 		p, err := m.next()
 		if err != nil {
-			return res, err
+			return idIndex{}, err
 		}
 		if p == nil {
-			break
+			next, _ := c.done()
+			return next, nil
 		}
-		switch {
-		case d.mature.has(p.id) || p.games() >= c.MinGames:
-			if !d.mature.has(p.id) {
-				promoted = append(promoted, p.id)
-			}
+		v := c.take(p.id)
+		if v != promoted && v >= minGames {
+			v = promoted
+		}
+		if v == promoted {
+			c.put(p.id, v)
+			res.Updated += int64(len(p.moves))
 			if err := up.position(&p.position); err != nil {
-				return res, err
+				return idIndex{}, err
 			}
-		case games-p.born >= c.Age:
-			res.Positions++
-			res.Moves += int64(len(p.moves))
-			for _, r := range p.moves {
-				if r.bl {
-					res.Blacklisted++
-					if err := up.blacklist(p.id, r); err != nil {
-						return res, err
-					}
+			continue
+		}
+		c.put(p.id, max(v-p.games(), 0))
+		res.Positions++
+		res.Moves += int64(len(p.moves))
+		for _, mv := range p.moves {
+			if mv.bl {
+				res.Blacklisted++
+				if err := up.blacklist(p.id, mv); err != nil {
+					return idIndex{}, err
 				}
 			}
-		default:
-			res.Young++
-			res.YoungRows += int64(len(p.moves))
-			if err := w.position(&p.position); err != nil {
-				return res, err
-			}
 		}
 	}
-	if err := up.flush(); err != nil {
-		return res, err
-	}
-	res.Promoted, res.Updated = int64(len(promoted)), up.rows
-	foot := w.foot
-	var size int64
-	if res.Young > 0 {
-		if _, size, err = w.seal(totals{}); err != nil {
-			return res, err
-		}
-	} else {
-		w.abort()
-	}
-	sealed = true
-	commit := func() error {
-		if _, err := s.tx.ExecContext(ctx, "DELETE FROM young_runs"); err != nil {
-			return err
-		}
-		if res.Young > 0 {
-			if _, err := s.tx.ExecContext(ctx, youngAdd, name, 0, 0, foot.positions, foot.rows, size); err != nil {
-				return err
-			}
-		}
-		if err := touch(ctx, s.tx); err != nil {
-			return err
-		}
-		return s.tx.Commit()
-	}
-	if err := commit(); err != nil {
-		os.Remove(path)
-		return res, err
-	}
-	for _, r := range s.runs {
-		os.Remove(filepath.Join(d.young, r.name)) // a leftover is removed at the next open
-	}
-	d.mature.add(promoted)
-	res.Mature = int64(len(d.mature.ids))
-	return res, nil
 }
 
 // upserter adds promoted rows to the moves table and dropped positions'
@@ -228,7 +235,7 @@ func newUpserter(ctx context.Context, tx *sql.Tx) *upserter {
 }
 
 func (u *upserter) position(p *position) error {
-	key := string(p.key)
+	key := string(p.text())
 	for _, r := range p.moves {
 		u.moves = append(u.moves, p.id, key, r.m.X, r.m.Y, r.wsum, r.games, r.bl)
 		u.rows++
@@ -299,25 +306,15 @@ func (c ConcludeConfig) Validate() error {
 	return nil
 }
 
-// concludeSQL blacklists the clearly bad moves. q: the moves with enough
-// games and their means; b: per position, the best such mean.
-const concludeSQL = `WITH
-	q AS (SELECT pid, key, mx, my, CAST(wsum AS REAL) / games AS mean FROM moves WHERE games >= ?),
-	b AS (SELECT pid, key, max(mean) AS best FROM q GROUP BY pid, key)
-UPDATE moves SET blacklisted = 1
-FROM q JOIN b ON b.pid = q.pid AND b.key = q.key
-WHERE moves.pid = q.pid AND moves.key = q.key AND moves.mx = q.mx AND moves.my = q.my
-	AND moves.blacklisted = 0 AND q.mean < b.best - ? AND q.mean < ?`
-
-// Conclude blacklists, in one transaction, every promoted move with at
-// least c.MinGames games whose mean weight (wsum/games) is below the best
-// mean of its siblings (the other moves of the same position with at least
-// c.MinGames games) by more than c.Margin, and below c.MaxMean. It returns
-// the number of moves newly blacklisted; moves already blacklisted stay so.
+// Conclude blacklists, in one transaction, every move with at least
+// c.MinGames games whose mean weight (wsum/games) is below the best mean of
+// its siblings (the other moves of the same position with at least
+// c.MinGames games) by more than c.Margin, and below c.MaxMean, judged on
+// the position's whole counts (moves table and young runs). It returns the
+// number of moves newly blacklisted; moves already blacklisted stay so.
 // Means are compared in float64 with strict inequalities: a move exactly
-// Margin below the best, or exactly at MaxMean, is kept. Young positions
-// are not judged: run Prune first (with a prune threshold not above
-// c.MinGames, every position that qualifies is promoted).
+// Margin below the best, or exactly at MaxMean, is kept. It reads the whole
+// database.
 func (d *DB) Conclude(ctx context.Context, c ConcludeConfig) (int64, error) {
 	if err := d.writable("conclude"); err != nil {
 		return 0, err
@@ -325,18 +322,93 @@ func (d *DB) Conclude(ctx context.Context, c ConcludeConfig) (int64, error) {
 	if err := c.Validate(); err != nil {
 		return 0, err
 	}
-	var n int64
-	err := d.inTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		if n, err = execCount(ctx, tx, concludeSQL, c.MinGames, c.Margin, c.MaxMean); err != nil {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	n, err := d.conclude(ctx, c)
+	if err != nil {
+		d.dropIndex()
+		return 0, fmt.Errorf("store: conclude %q: %w", d.path, err)
+	}
+	return n, nil
+}
+
+// flagged is a move Conclude blacklists.
+type flagged struct {
+	id  int64
+	key string
+	m   canon.Move
+}
+
+func (d *DB) conclude(ctx context.Context, c ConcludeConfig) (int64, error) {
+	if err := d.index(ctx); err != nil {
+		return 0, err
+	}
+	var bad []flagged
+	err := func() error {
+		s, err := d.snapshot(ctx)
+		if err != nil {
 			return err
+		}
+		defer s.close()
+		// A move with MinGames games has a promoted position, unless the
+		// prune threshold is above MinGames: then read everything.
+		var keep func() func(int64) bool
+		if d.minGames <= c.MinGames {
+			keep = d.idx.promotedFilter
+		}
+		m, done, err := s.filtered(ctx, true, keep)
+		defer done()
+		if err != nil {
+			return err
+		}
+		for {
+			p, err := m.next()
+			if err != nil || p == nil {
+				return err
+			}
+			best, any := 0.0, false
+			for _, r := range p.moves {
+				if r.games >= c.MinGames && (!any || r.mean() > best) {
+					best, any = r.mean(), true
+				}
+			}
+			if !any {
+				continue
+			}
+			for _, r := range p.moves {
+				if r.games >= c.MinGames && !r.bl && r.mean() < best-c.Margin && r.mean() < c.MaxMean {
+					bad = append(bad, flagged{p.id, string(p.text()), r.m})
+				}
+			}
+		}
+	}()
+	if err != nil || len(bad) == 0 {
+		return 0, err
+	}
+	err = d.inTxLocked(ctx, func(tx *sql.Tx) error {
+		const flag = "INSERT INTO moves (pid, key, mx, my, wsum, games, blacklisted) VALUES (?, ?, ?, ?, 0, 0, 1) ON CONFLICT (pid, key, mx, my) DO UPDATE SET blacklisted = 1"
+		for _, f := range bad {
+			if _, err := tx.ExecContext(ctx, flag, f.id, f.key, f.m.X, f.m.Y); err != nil {
+				return err
+			}
 		}
 		return touch(ctx, tx)
 	})
 	if err != nil {
-		return 0, fmt.Errorf("store: conclude %q: %w", d.path, err)
+		return 0, err
 	}
-	return n, nil
+	// The flagged positions now have rows in the moves table: promoted
+	// (they have at least MinGames games; below the threshold, too, their
+	// rows are kept from now on).
+	slices.SortFunc(bad, func(a, b flagged) int { return cmpInt(a.id, b.id) })
+	cur := d.idx.cursor(d.spare)
+	for _, f := range bad {
+		cur.take(f.id)
+		cur.put(f.id, promoted)
+	}
+	next, old := cur.done()
+	*d.idx, d.spare = next, old
+	return int64(len(bad)), nil
 }
 
 // Checkpoint copies a WAL (left by a schema-2 database, which used one)

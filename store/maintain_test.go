@@ -30,15 +30,17 @@ func addCounts(t *testing.T, b *Batch, key string, m canon.Move, wsum, games int
 }
 
 // mergeBatch publishes b as a shard and merges it into d.
-func mergeBatch(t *testing.T, d *DB, b *Batch) {
+func mergeBatch(t *testing.T, d *DB, b *Batch) MergeResult {
 	t.Helper()
 	p, err := b.WriteShard(context.Background(), t.TempDir(), d.Config(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Merge(context.Background(), p); err != nil {
+	res, err := d.Merge(context.Background(), p)
+	if err != nil {
 		t.Fatal(err)
 	}
+	return res
 }
 
 // exportSet is an export's rows as a set of lines (the order is by id).
@@ -68,9 +70,11 @@ func wantRows(t *testing.T, d *DB, lines ...string) {
 	}
 }
 
-// TestPruneAge: a position below the threshold is dropped only once its
-// first game lies Age games back; reaching the threshold promotes it for
-// good; a dropped position's blacklisted move is kept.
+// TestPruneAge: a position reaching the threshold is promoted as it is
+// merged; a young run expires Age games after its merge, and then its
+// positions still below the threshold are dropped while the rows of
+// positions promoted since move into the moves table; a dropped position's
+// blacklisted move is kept.
 func TestPruneAge(t *testing.T) {
 	ctx := context.Background()
 	d := mustOpen(t, tempPath(t, "p.db"))
@@ -78,26 +82,31 @@ func TestPruneAge(t *testing.T) {
 	b := NewBatch()
 	addCounts(t, b, "a", canon.Move{}, 1, 1)           // 1 game: young
 	addCounts(t, b, "b", canon.Move{}, 0, 1)           // gets a second game later
-	addCounts(t, b, "c", canon.Move{X: 3, Y: 3}, 2, 5) // 5 games: promoted
+	addCounts(t, b, "c", canon.Move{X: 3, Y: 3}, 2, 5) // 5 games: promoted at once
 	if err := b.Add(Game{Records: []Record{{"d", canon.Move{X: 1, Y: 1}, -1}}, Blacklist: []KeyMove{{"d", canon.Move{X: 1, Y: 1}}}, Result: -1}); err != nil {
 		t.Fatal(err) // 1 game, blacklisted move
 	}
-	mergeBatch(t, d, b) // 8 games; born 8
+	if res := mergeBatch(t, d, b); res.Promoted != 1 || res.Positions != 4 {
+		t.Fatalf("first merge %+v", res)
+	}
 	res, err := d.Prune(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res != (PruneResult{Runs: 1, Promoted: 1, Updated: 1, Young: 3, YoungRows: 3, Mature: 1}) {
+	if res != (PruneResult{YoungRuns: 1, Young: 3, Mature: 1}) {
 		t.Fatalf("first prune %+v", res)
 	}
 	b.Reset()
 	addCounts(t, b, "b", canon.Move{X: -1, Y: 2}, -1, 1) // b reaches 2 games
-	addCounts(t, b, "e", canon.Move{}, 0, 9)             // 9 more games: a and d are now 10 games old
-	mergeBatch(t, d, b)
+	addCounts(t, b, "e", canon.Move{}, 0, 9)             // 9 more games: the first run is now 10 games old
+	if res := mergeBatch(t, d, b); res.Promoted != 2 {
+		t.Fatalf("second merge %+v", res)
+	}
+	wantRows(t, d, "a,0,0,1,1,0,1", "b,-1,2,-1,1,0,2", "b,0,0,0,1,0,2", "c,3,3,2,5,0,5", "d,1,1,-1,1,1,1", "e,0,0,0,9,0,9")
 	if res, err = d.Prune(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
-	if res != (PruneResult{Runs: 2, Positions: 2, Moves: 2, Blacklisted: 1, Promoted: 2, Updated: 3, Mature: 3}) {
+	if res != (PruneResult{Runs: 1, Positions: 2, Moves: 2, Blacklisted: 1, Updated: 2, YoungRuns: 1, Mature: 3}) {
 		t.Fatalf("second prune %+v", res)
 	}
 	wantRows(t, d, "b,-1,2,-1,1,0,2", "b,0,0,0,1,0,2", "c,3,3,2,5,0,5", "e,0,0,0,9,0,9")
@@ -109,7 +118,7 @@ func TestPruneAge(t *testing.T) {
 	if err != nil || bl.Len() != 1 || !bl.Contains("d", canon.Move{X: 1, Y: 1}) {
 		t.Fatalf("blacklist after pruning its position: %v, %v", bl, err)
 	}
-	if res, err := d.Prune(ctx, cfg); err != nil || res != (PruneResult{Mature: 3}) {
+	if res, err := d.Prune(ctx, cfg); err != nil || res != (PruneResult{YoungRuns: 1, Mature: 3}) {
 		t.Fatalf("third prune %+v, %v; want nothing", res, err)
 	}
 	if _, err := d.Prune(ctx, PruneConfig{MinGames: 0}); !errors.Is(err, ErrInvalidConfig) {
@@ -218,13 +227,7 @@ func TestConclude(t *testing.T) {
 	addCounts(t, b, "k4", mv(0), 5, 5)                     // 1.0 but 5 games
 	addCounts(t, b, "k4", canon.Move{X: 1, Y: 1}, -16, 20) // −0.8: only 0.9 below the qualifying best: kept
 	addCounts(t, b, "k4", canon.Move{X: 2, Y: 2}, 2, 20)   // 0.1: −0.8 is not below 0.1−1 = −0.9: kept
-	mergeBatch(t, d, b)
-	if n, err := d.Conclude(ctx, DefaultConclude); err != nil || n != 0 {
-		t.Fatalf("conclude before prune: %d, %v; young positions are not judged", n, err)
-	}
-	if _, err := d.Prune(ctx, DefaultPrune); err != nil {
-		t.Fatal(err)
-	}
+	mergeBatch(t, d, b)                                    // every position has 2 games or more: promoted
 	before := exportString(t, d)
 	n, err := d.Conclude(ctx, DefaultConclude)
 	if err != nil {

@@ -17,15 +17,18 @@ type MergeResult struct {
 	Games         int64  // games added
 	Moves         int64  // (key, move) rows in the source
 	Positions     int64  // positions in the source
+	Promoted      int64  // positions that reached the prune threshold with it
 }
 
 // Merge adds the games of a sealed source to the database, exactly once:
 // a sealed run file (a worker's shard or a sealed export) or another Ocvist
-// database that no process is writing. Its cost is proportional to the
-// source, not to the database: the source's positions join the database as
-// one young run (linked or copied into the young directory), and the run's
-// entry in young_runs, the totals and the ledger are one transaction. Prune
-// folds young runs into the moves table later.
+// database that no process is writing. It reads the source once, in order,
+// and routes each position: one already in the moves table, or reaching
+// the prune threshold (meta prune_min, set by Prune) with the games the
+// young runs hold, goes to the moves table; the others, nearly all of them,
+// are written out as one new young run, sequentially. So a merge costs the
+// source plus the few promoted rows, not the database. The run, its entry
+// in young_runs, the rows, the totals and the ledger are one transaction.
 //
 // The ledger keeps every merged source's id and seal (a run's checksum and
 // size, a database's state id) and the shards it contained. Merging the same
@@ -69,32 +72,40 @@ func (d *DB) merge(ctx context.Context, path string) (MergeResult, error) {
 	if self, err := os.Stat(d.path); err == nil && os.SameFile(fi, self) {
 		return MergeResult{}, fmt.Errorf("%w: source is the target itself", ErrOverlap)
 	}
+	if err := d.index(ctx); err != nil {
+		return MergeResult{}, err
+	}
 	if isRunFile(abs) {
 		return d.mergeRun(ctx, abs)
 	}
 	return d.mergeDB(ctx, abs)
 }
 
-// mergeRun merges a sealed run file.
+// mergeRun merges a sealed run file: it is linked (or copied) into the
+// young directory as it is.
 func (d *DB) mergeRun(ctx context.Context, abs string) (MergeResult, error) {
-	h, foot, nested, seal, err := verifyRun(abs)
+	r, err := openRun(abs)
 	if err != nil {
 		return MergeResult{}, err
 	}
+	h := r.h
+	r.close()
 	if h.kind == kindYoung {
 		return MergeResult{}, fmt.Errorf("%w: a young run of a database: merge the database itself", ErrNotOcvist)
 	}
 	if err := compatible(d.cfg, header{cfg: h.cfg}); err != nil {
 		return MergeResult{}, err
 	}
-	res := MergeResult{ShardID: h.id, Games: foot.games, Moves: foot.rows, Positions: foot.positions}
-	src := mergeSource{id: h.id, seal: seal, path: abs, nested: nested, foot: foot}
-	src.place = func(dst string) (runFooter, error) { return foot, linkOrCopy(abs, dst) }
-	return d.commitMerge(ctx, src, res)
+	ms := mergeSource{id: h.id, path: abs, place: func(dst string) error { return linkOrCopy(abs, dst) }}
+	ms.verify = func() (string, error) {
+		_, _, _, seal, err := verifyRun(abs)
+		return seal, err
+	}
+	return d.commitMerge(ctx, ms)
 }
 
-// mergeDB merges another database, read-only, as a sealed export of its
-// current state.
+// mergeDB merges another database, read-only, in its current state: a
+// sealed export of it becomes the young run.
 func (d *DB) mergeDB(ctx context.Context, abs string) (MergeResult, error) {
 	_, h, err := inspect(abs, modeReadOnly, &d.cfg)
 	if err != nil {
@@ -118,18 +129,24 @@ func (d *DB) mergeDB(ctx context.Context, abs string) (MergeResult, error) {
 		return MergeResult{}, err
 	}
 	defer st.snap.close()
-	res := MergeResult{ShardID: h.id, Games: st.totals.games}
-	ms := mergeSource{id: h.id, seal: "state " + st.state, path: abs, nested: st.ledger, foot: runFooter{totals: st.totals}}
-	ms.place = func(dst string) (runFooter, error) { return src.writeExport(ctx, dst, st) }
-	return d.commitMerge(ctx, ms, res)
+	seal := "state " + st.state
+	ms := mergeSource{id: h.id, path: abs, seal: seal, place: func(dst string) error {
+		_, err := src.writeExport(ctx, dst, st)
+		return err
+	}}
+	return d.commitMerge(ctx, ms)
 }
 
 // mergeSource is what commitMerge needs of a source.
 type mergeSource struct {
-	id, seal, path string
-	nested         []ledgerEntry
-	foot           runFooter
-	place          func(dst string) (runFooter, error) // put the source's positions at dst as a run
+	id, path string
+	// seal is known before reading for a database; for a run it is its
+	// checksum, read with the run.
+	seal string
+	// place writes or links the source as a sealed run at dst.
+	place func(dst string) error
+	// verify reads a run through for its seal (a run already in the ledger).
+	verify func() (string, error)
 }
 
 const (
@@ -139,75 +156,93 @@ const (
 	totalsAdd  = "UPDATE totals SET games = games + ?, black_wins = black_wins + ?, white_wins = white_wins + ?, draws = draws + ? WHERE id = 1"
 )
 
-// commitMerge checks the ledger, places the source's run in the young
-// directory and records it, in one transaction.
-func (d *DB) commitMerge(ctx context.Context, src mergeSource, res MergeResult) (MergeResult, error) {
+// commitMerge checks the ledger, places the source as a young run, reads
+// it through once (checksum, order, counts) into the index, and records
+// everything in one transaction.
+func (d *DB) commitMerge(ctx context.Context, ms mergeSource) (res MergeResult, err error) {
+	res.ShardID = ms.id
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return res, err
 	}
 	defer tx.Rollback()
 	var seal string
-	switch err := tx.QueryRowContext(ctx, ledgerSeal, src.id).Scan(&seal); {
-	case err == nil && seal == src.seal:
-		return MergeResult{ShardID: src.id, AlreadyMerged: true}, nil
+	switch err := tx.QueryRowContext(ctx, ledgerSeal, ms.id).Scan(&seal); {
 	case err == nil:
+		mine := ms.seal
+		if mine == "" {
+			if mine, err = ms.verify(); err != nil {
+				return res, err
+			}
+		}
+		if seal == mine {
+			return MergeResult{ShardID: ms.id, AlreadyMerged: true}, nil
+		}
 		return res, fmt.Errorf("%w: %s was merged here before in another state (%s, now %s): it has changed since (grown or pruned), and its new games cannot be told apart from those already merged; merge the shards it took in since instead",
-			ErrOverlap, src.id, seal, src.seal)
+			ErrOverlap, ms.id, seal, mine)
 	case !errors.Is(err, sql.ErrNoRows):
 		return res, err
-	}
-	for _, e := range src.nested {
-		switch err := tx.QueryRowContext(ctx, ledgerSeal, e.id).Scan(&seal); {
-		case err == nil:
-			return res, fmt.Errorf("%w: the source contains shard %s, which is already merged here", ErrOverlap, e.id)
-		case !errors.Is(err, sql.ErrNoRows):
-			return res, err
-		}
 	}
 	var games int64
 	if err := tx.QueryRowContext(ctx, "SELECT games FROM totals WHERE id = 1").Scan(&games); err != nil {
 		return res, err
 	}
-	if err := os.MkdirAll(d.young, 0o755); err != nil {
+	if err := os.MkdirAll(d.youngDir, 0o755); err != nil {
 		return res, err
 	}
-	name := youngName("merge", newID())
-	dst := filepath.Join(d.young, name)
-	foot, err := src.place(dst)
-	if err != nil {
+	name := youngName("young", newID())
+	dst := filepath.Join(d.youngDir, name)
+	if err := ms.place(dst); err != nil {
 		os.Remove(dst)
 		return res, err
 	}
-	res.Moves, res.Positions = foot.rows, foot.positions
 	committed := false
 	defer func() {
 		if !committed {
 			os.Remove(dst)
 		}
 	}()
-	fi, err := os.Stat(dst)
+	r, err := openRun(dst)
 	if err != nil {
 		return res, err
 	}
-	t := src.foot.totals
-	born := games + t.games
+	defer r.close()
+	r.skipKeys = true // the checksum covers them; counting needs ids only
+	next, promotedN, err := d.count(ctx, d.idx, d.spare, r)
+	if err != nil {
+		return res, err
+	}
+	res.Promoted = promotedN
+	if ms.seal == "" {
+		ms.seal = r.seal()
+	}
+	for _, e := range r.ledger {
+		var s string
+		switch err := tx.QueryRowContext(ctx, ledgerSeal, e.id).Scan(&s); {
+		case err == nil:
+			return res, fmt.Errorf("%w: the source contains shard %s, which is already merged here", ErrOverlap, e.id)
+		case !errors.Is(err, sql.ErrNoRows):
+			return res, err
+		}
+	}
+	t := r.foot.totals
+	res.Games, res.Moves, res.Positions = t.games, r.foot.rows, r.foot.positions
 	stmts := []struct {
 		q    string
 		args []any
 	}{
-		{youngAdd, []any{name, born, t.games, res.Positions, res.Moves, fi.Size()}},
+		{youngAdd, []any{name, games + t.games, t.games, res.Positions, res.Moves, r.size}},
 		{totalsAdd, []any{t.games, t.black, t.white, t.draws}},
-		{ledgerAdd, []any{src.id, src.path, t.games, now(), "", src.seal}},
+		{ledgerAdd, []any{ms.id, ms.path, t.games, now(), "", ms.seal}},
 	}
-	for _, e := range src.nested {
+	for _, e := range r.ledger {
 		stmts = append(stmts, struct {
 			q    string
 			args []any
-		}{ledgerAdd, []any{e.id, "", e.games, now(), src.id, e.seal}})
+		}{ledgerAdd, []any{e.id, "", e.games, now(), ms.id, e.seal}})
 	}
-	for _, s := range stmts {
-		if _, err := tx.ExecContext(ctx, s.q, s.args...); err != nil {
+	for _, st := range stmts {
+		if _, err := tx.ExecContext(ctx, st.q, st.args...); err != nil {
 			return res, err
 		}
 	}
@@ -218,6 +253,8 @@ func (d *DB) commitMerge(ctx context.Context, src mergeSource, res MergeResult) 
 		return res, err
 	}
 	committed = true
+	d.spare = d.idx.s
+	*d.idx = next
 	return res, nil
 }
 

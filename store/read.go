@@ -42,6 +42,13 @@ func (d *DB) stats(ctx context.Context) (Stats, error) {
 	}
 	s.Blacklisted = s.PrunedBlack
 	s.YoungRuns = int64(len(snap.runs))
+	minGames := int64(DefaultPruneMinGames)
+	var v string
+	if snap.tx.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = ?", metaPruneMin).Scan(&v) == nil {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			minGames = n
+		}
+	}
 	m, done, err := snap.merger(ctx, true)
 	defer done()
 	if err != nil {
@@ -57,7 +64,7 @@ func (d *DB) stats(ctx context.Context) (Stats, error) {
 		}
 		s.Positions++
 		s.Moves += int64(len(p.moves))
-		if !p.mature {
+		if !p.mature && p.games() < minGames {
 			s.Young++
 		}
 		for _, r := range p.moves {
@@ -133,7 +140,7 @@ func (d *DB) MoveStats(ctx context.Context, key string) ([]MoveStat, error) {
 	var out []MoveStat
 	id, k := PositionID(key), []byte(key)
 	err := d.scan(ctx, func(p *merged) error {
-		if p.id == id && bytes.Equal(p.key, k) {
+		if p.id == id && bytes.Equal(p.text(), k) {
 			return moveStats(&p.position, 0, func(m MoveStat) error { out = append(out, m); return nil })
 		}
 		return nil

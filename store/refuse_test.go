@@ -154,7 +154,7 @@ func TestMergeRefusals(t *testing.T) {
 	if st, _ := d.Stats(ctx); st.Games != 50 || st.YoungRuns != 1 {
 		t.Fatalf("refusals changed the target: %+v", st)
 	}
-	if entries, _ := os.ReadDir(d.young); len(entries) != 1 {
+	if entries, _ := os.ReadDir(d.youngDir); len(entries) != 1 {
 		t.Fatalf("refusals left files in the young directory: %v", entries)
 	}
 	// The intact shard still merges afterwards.

@@ -28,7 +28,7 @@ import (
 //	records  a tag byte, then by tag:
 //	  1 position: id (8 bytes little-endian, PositionID of the key), born
 //	         (database game count when first seen; 0 in shards and exports:
-//	         the merge decides), key (length + bytes), move count, then per
+//	         the merge decides), key (see below), move count, then per
 //	         move: x, y (int8 bytes), flags (bit 0: blacklisted), wsum
 //	         (zig-zag varint), games
 //	  2 ledger: id (length + bytes), seal (length + bytes), games — a shard
@@ -39,6 +39,14 @@ import (
 //	         refuses them rather than skip games' data
 //	seal     CRC-32C (Castagnoli, 4 bytes little-endian) of every byte
 //	         before it, then the trailer "OCVSEAL\n"
+//
+// A key is stored packed when it is a canonical key of package canon whose
+// stones all lie in a 16x16 box: byte 1, the stone count, then per stone,
+// in key order, the uvarint (gap << 1 | white) where gap is the stone's
+// cell (row·16 + column) minus the previous stone's cell (−1 before the
+// first) — about one byte a stone where the text takes five. Any other key
+// is byte 0, its length and its bytes. Readers give back the text, which
+// is what ids and order are computed on.
 //
 // Positions come in strictly increasing (id, key) order (ids compared as
 // int64, keys bytewise) with their moves in strictly increasing (x, y)
@@ -72,19 +80,63 @@ type moveRow struct {
 	games int64
 }
 
+// mean is the move's mean weight.
+func (m moveRow) mean() float64 { return float64(m.wsum) / float64(m.games) }
+
 // position is one position's statistics as runs and merges carry them.
+// Its key is known as text, in its run encoding, or both: reading and
+// writing runs passes the encoding through, and the text is decoded only
+// where needed (ids equal, rows for the moves table, export).
 type position struct {
-	id    int64
-	key   []byte
-	born  int64 // database game count when first seen; 0: not yet known
-	moves []moveRow
+	id             int64
+	key            []byte // text, valid when hasKey
+	enc            []byte // run encoding (appendKey), valid when hasEnc
+	hasKey, hasEnc bool
+	born           int64 // database game count when first seen; 0: not yet known
+	moves          []moveRow
 }
 
+func (p *position) setKey(k []byte) {
+	p.key, p.hasKey, p.hasEnc = append(p.key[:0], k...), true, false
+}
+
+// text is the key as text (the position must have its key).
+func (p *position) text() []byte {
+	if !p.hasKey {
+		p.key, p.hasKey = decodeKey(p.key[:0], p.enc), true
+	}
+	return p.key
+}
+
+// encoded is the key in its run encoding.
+func (p *position) encoded() []byte {
+	if !p.hasEnc {
+		p.enc, p.hasEnc = appendKey(p.enc[:0], p.key), true
+	}
+	return p.enc
+}
+
+// copyKey makes p's key q's.
+func (p *position) copyKey(q *position) {
+	p.id, p.hasKey, p.hasEnc = q.id, q.hasKey, q.hasEnc
+	if q.hasKey {
+		p.key = append(p.key[:0], q.key...)
+	}
+	if q.hasEnc {
+		p.enc = append(p.enc[:0], q.enc...)
+	}
+}
+
+// cmpPos orders positions by (id, key text); equal encodings are equal
+// keys, so the text is needed only for different keys of one id.
 func cmpPos(a, b *position) int {
 	if c := cmp.Compare(a.id, b.id); c != 0 {
 		return c
 	}
-	return bytes.Compare(a.key, b.key)
+	if a.hasEnc && b.hasEnc && bytes.Equal(a.enc, b.enc) {
+		return 0
+	}
+	return bytes.Compare(a.text(), b.text())
 }
 
 // games is the number of games that reached the position: each plays
@@ -197,14 +249,14 @@ func (w *runWriter) write(b []byte) error {
 // and have its moves sorted.
 func (w *runWriter) position(p *position) error {
 	if w.started && cmpPos(&w.last, p) >= 0 {
-		return fmt.Errorf("run %s: position %q out of order", w.path, p.key)
+		return fmt.Errorf("run %s: position %q out of order", w.path, p.text())
 	}
 	w.started = true
-	w.last.id, w.last.key = p.id, append(w.last.key[:0], p.key...)
+	w.last.copyKey(p)
 	b := append(w.buf[:0], tagPosition)
 	b = binary.LittleEndian.AppendUint64(b, uint64(p.id))
 	b = binary.AppendUvarint(b, uint64(p.born))
-	b = appendBytes(b, p.key)
+	b = append(b, p.encoded()...)
 	b = binary.AppendUvarint(b, uint64(len(p.moves)))
 	for _, m := range p.moves {
 		var fl byte
@@ -300,9 +352,12 @@ type runReader struct {
 	counted  runFooter
 	ledger   []ledgerEntry
 	done     bool
-	lastKey  []byte
-	lastID   int64
-	checkCfg *Config
+	last     position // order check
+	strict   bool     // also check every position's id against its key
+	skipKeys bool     // leave keys unread (ids and counts only); order checked by id
+	// keep, when set, passes over the positions whose id it rejects
+	// without decoding them.
+	keep func(id int64) bool
 }
 
 // isRunFile reports whether the file at path starts with the run magic.
@@ -445,6 +500,180 @@ func (r *runReader) bytes(dst []byte) ([]byte, error) {
 	return dst, nil
 }
 
+// Key encodings of a position record.
+const (
+	keyText   = 0
+	keyPacked = 1
+)
+
+// appendKey appends key in the record's key encoding.
+func appendKey(b, key []byte) []byte {
+	n := len(key) / 5
+	if len(key)%5 != 0 || n > 255 || n == 0 {
+		return appendBytes(append(b, keyText), key)
+	}
+	start := len(b)
+	b = append(b, keyPacked, byte(n))
+	prev := -1
+	for i := 0; i < len(key); i += 5 {
+		t := key[i : i+5]
+		col, row, ok := twoDigits(t[0], t[1]), twoDigits(t[2], t[3]), t[4] == 'x' || t[4] == 'o'
+		cell := row*16 + col
+		if !ok || col < 0 || col > 15 || row < 0 || row > 15 || cell <= prev {
+			return appendBytes(append(b[:start], keyText), key)
+		}
+		v := uint64(cell-prev) << 1
+		if t[4] == 'o' {
+			v |= 1
+		}
+		b = binary.AppendUvarint(b, v)
+		prev = cell
+	}
+	return b
+}
+
+// twoDigits reads two decimal digits, or −1.
+func twoDigits(a, b byte) int {
+	if a < '0' || a > '9' || b < '0' || b > '9' {
+		return -1
+	}
+	return int(a-'0')*10 + int(b-'0')
+}
+
+// rawKey reads a key's run encoding into dst, checking it.
+func (r *runReader) rawKey(dst []byte) ([]byte, error) {
+	enc, err := r.byte()
+	if err != nil {
+		return nil, err
+	}
+	dst = append(dst[:0], enc)
+	switch enc {
+	case keyText:
+		n, err := r.count(1 << 20)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.fill(int(n)); err != nil {
+			return nil, err
+		}
+		dst = binary.AppendUvarint(dst, uint64(n))
+		dst = append(dst, r.buf[r.r:r.r+int(n)]...)
+		r.r += int(n)
+		return dst, nil
+	case keyPacked:
+		n, err := r.byte()
+		if err != nil {
+			return nil, err
+		}
+		dst = append(dst, n)
+		_ = r.fill(2 * int(n)) // stones take one or two bytes; checked below
+		b := r.buf[r.r:r.w]
+		cell, i := -1, 0
+		for range n {
+			v, k := binary.Uvarint(b[i:])
+			if k <= 0 || v>>1 == 0 || cell+int(v>>1) > 255 {
+				return nil, fmt.Errorf("%w: packed key", ErrCorrupt)
+			}
+			cell += int(v >> 1)
+			i += k
+		}
+		dst = append(dst, b[:i]...)
+		r.r += i
+		return dst, nil
+	}
+	return nil, fmt.Errorf("%w: key encoding %d", ErrCorrupt, enc)
+}
+
+// skipPosition passes over a position record (after its tag).
+func (r *runReader) skipPosition() error {
+	r.r += 8
+	if _, err := r.uvarint(); err != nil {
+		return err
+	}
+	if err := r.skipKey(); err != nil {
+		return err
+	}
+	n, err := r.count(1 << 16)
+	if err != nil {
+		return err
+	}
+	for range n {
+		if err := r.fill(3); err != nil {
+			return err
+		}
+		r.r += 3
+		if _, err := r.varint(); err != nil {
+			return err
+		}
+		if _, err := r.uvarint(); err != nil {
+			return err
+		}
+	}
+	r.counted.positions++
+	r.counted.rows += n
+	return nil
+}
+
+// skipKey passes over a key.
+func (r *runReader) skipKey() error {
+	enc, err := r.byte()
+	if err != nil {
+		return err
+	}
+	var n int
+	if enc == keyText {
+		v, err := r.count(1 << 20)
+		if err != nil {
+			return err
+		}
+		n = int(v)
+	} else if enc == keyPacked {
+		stones, err := r.byte()
+		if err != nil {
+			return err
+		}
+		_ = r.fill(2 * int(stones))
+		for b := r.buf[r.r:r.w]; stones > 0; n++ {
+			if n == len(b) {
+				return fmt.Errorf("%w: packed key", ErrCorrupt)
+			}
+			if b[n] < 0x80 {
+				stones--
+			}
+		}
+	} else {
+		return fmt.Errorf("%w: key encoding %d", ErrCorrupt, enc)
+	}
+	if err := r.fill(n); err != nil {
+		return err
+	}
+	r.r += n
+	return nil
+}
+
+// decodeKey appends the text of a key's run encoding (checked by rawKey
+// or made by appendKey) to dst.
+func decodeKey(dst, enc []byte) []byte {
+	if enc[0] == keyText {
+		_, k := binary.Uvarint(enc[1:])
+		return append(dst, enc[1+k:]...)
+	}
+	n, b := int(enc[1]), enc[2:]
+	cell := -1
+	for range n {
+		v, k := binary.Uvarint(b)
+		b = b[k:]
+		cell += int(v >> 1)
+		col, row := cell%16, cell/16
+		side := byte('x')
+		if v&1 != 0 {
+			side = 'o'
+		}
+		dst = append(dst, byte('0'+col/10), byte('0'+col%10), byte('0'+row/10), byte('0'+row%10), side)
+	}
+	return dst
+}
+
 func (r *runReader) header() error {
 	if err := r.fill(len(runMagic) + 3); err != nil {
 		return err
@@ -496,6 +725,17 @@ func (r *runReader) next() (*position, error) {
 		}
 		switch tag {
 		case tagPosition:
+			if r.keep != nil {
+				if err := r.fill(8); err != nil {
+					return nil, err
+				}
+				if id := int64(binary.LittleEndian.Uint64(r.buf[r.r:])); !r.keep(id) {
+					if err := r.skipPosition(); err != nil {
+						return nil, err
+					}
+					continue
+				}
+			}
 			return r.position()
 		case tagLedger:
 			if err := r.ledgerEntry(); err != nil {
@@ -524,7 +764,14 @@ func (r *runReader) position() (*position, error) {
 		return nil, err
 	}
 	p.born = born
-	if p.key, err = r.bytes(p.key); err != nil {
+	p.hasEnc, p.hasKey = false, false
+	if r.skipKeys {
+		err = r.skipKey()
+	} else {
+		p.enc, err = r.rawKey(p.enc)
+		p.hasEnc = true
+	}
+	if err != nil {
 		return nil, err
 	}
 	n, err := r.count(1 << 16)
@@ -548,14 +795,22 @@ func (r *runReader) position() (*position, error) {
 			return nil, err
 		}
 		if m.wsum > m.games || -m.wsum > m.games || i > 0 && cmpMove(p.moves[i-1].m, m.m) >= 0 {
-			return nil, fmt.Errorf("%w: move row %d of %q", ErrCorrupt, i, p.key)
+			return nil, fmt.Errorf("%w: move row %d of position id %d", ErrCorrupt, i, p.id)
 		}
 		p.moves = append(p.moves, m)
 	}
-	if PositionID(string(p.key)) != p.id || r.started && (r.lastID > p.id || r.lastID == p.id && bytes.Compare(r.lastKey, p.key) >= 0) {
-		return nil, fmt.Errorf("%w: position %q has a wrong id or is out of order", ErrCorrupt, p.key)
+	if r.skipKeys {
+		if r.started && r.last.id > p.id {
+			return nil, fmt.Errorf("%w: position id %d out of order", ErrCorrupt, p.id)
+		}
+		r.started, r.last.id = true, p.id
+	} else {
+		if r.strict && PositionID(string(p.text())) != p.id || r.started && cmpPos(&r.last, p) >= 0 {
+			return nil, fmt.Errorf("%w: position %q has a wrong id or is out of order", ErrCorrupt, p.text())
+		}
+		r.started = true
+		r.last.copyKey(p)
 	}
-	r.started, r.lastID, r.lastKey = true, p.id, append(r.lastKey[:0], p.key...)
 	r.counted.positions++
 	r.counted.rows += n
 	return p, nil

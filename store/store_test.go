@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,16 +34,18 @@ func TestMergeMatchesReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Positions != 0 || res.Runs != 12 || res.Promoted == 0 || res.Young == 0 {
-		t.Fatalf("prune %+v: want 12 runs folded, some promoted, some young, none dropped", res)
+	if res.Positions != 0 || res.Runs != 0 || res.YoungRuns != 12 || res.Mature == 0 || res.Young == 0 {
+		t.Fatalf("prune %+v: want 12 young runs, none expired, some positions promoted, some young", res)
 	}
 	ref.check(t, d)
 	more := randomGames(4, 150)
 	writeGames(t, d, more, 150)
 	ref.add(more)
 	ref.check(t, d)
-	if _, err := d.Prune(ctx, PruneConfig{MinGames: 2, Age: 1 << 40}); err != nil {
-		t.Fatal(err)
+	// Lowering the threshold and expiring every run promotes everything:
+	// no position is lost, no count changes.
+	if res, err := d.Prune(ctx, PruneConfig{MinGames: 1, Age: 0}); err != nil || res.Positions != 0 || res.YoungRuns != 0 || res.Young != 0 {
+		t.Fatalf("prune to min 1: %+v, %v", res, err)
 	}
 	ref.check(t, d)
 	mustClose(t, d)
@@ -212,7 +216,7 @@ func TestStatsJSON(t *testing.T) {
 			t.Errorf("stats JSON lacks %q: %s", k, b)
 		}
 	}
-	if s.Games != 10 || s.Rule != "freestyle" || s.SchemaVersion != SchemaVersion || s.FileBytes == 0 || s.YoungRuns != 1 || s.Young != s.Positions {
+	if s.Games != 10 || s.Rule != "freestyle" || s.SchemaVersion != SchemaVersion || s.FileBytes == 0 || s.YoungRuns != 1 || s.Young == 0 || s.Young == s.Positions {
 		t.Fatalf("stats %+v", s)
 	}
 }
@@ -360,4 +364,78 @@ func dirHash(t testing.TB, dir string) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// TestKeyEncoding: canonical keys are packed and read back exactly; other
+// keys (and keys of stones out of order or beyond 15) stay text.
+func TestKeyEncoding(t *testing.T) {
+	for _, tc := range []struct {
+		key    string
+		packed bool
+	}{
+		{"0000x", true},
+		{"0000x0101o0201x0301x0002o0202o0302o0402x0303o0503x", true},
+		{"1515o", true},
+		{"", false},
+		{"a", false},
+		{"0101x0000o", false}, // out of order
+		{"1600x", false},      // column 16
+		{"0000y", false},
+		{"k2345", false},
+	} {
+		b := appendKey(nil, []byte(tc.key))
+		if (b[0] == keyPacked) != tc.packed {
+			t.Errorf("%q: packed %v, want %v", tc.key, b[0] == keyPacked, tc.packed)
+		}
+		r := &runReader{buf: append(b, make([]byte, 16)...), w: len(b) + 16}
+		enc, err := r.rawKey(nil)
+		if err != nil || string(enc) != string(b) || r.r != len(b) {
+			t.Errorf("%q: read back %q, %v (%d of %d bytes)", tc.key, enc, err, r.r, len(b))
+		} else if got := decodeKey(nil, enc); string(got) != tc.key {
+			t.Errorf("%q: decoded %q", tc.key, got)
+		}
+	}
+}
+
+// TestIDIndex checks the index's sorted merge updates against a map:
+// random sorted streams of ids (repeats included, as two keys of one id
+// give) take and put values.
+func TestIDIndex(t *testing.T) {
+	x, ref := &idIndex{}, map[int64]int64{}
+	var spare []idSlot
+	rng := rand.New(rand.NewPCG(5, 5))
+	for round := range 200 {
+		ids := make([]int64, rng.IntN(500))
+		for i := range ids {
+			ids[i] = rng.Int64N(2000) - 1000
+		}
+		slices.Sort(ids)
+		c := x.cursor(spare)
+		for _, id := range ids {
+			if got := c.take(id); got != ref[id] {
+				t.Fatalf("round %d: take %d = %d, want %d", round, id, got, ref[id])
+			}
+			v := rng.Int64N(4) - 1 // promoted, absent or a count
+			c.put(id, v)
+			if v == 0 {
+				delete(ref, id)
+			} else {
+				ref[id] = v
+			}
+		}
+		next, old := c.done()
+		*x, spare = next, old
+		var mature int64
+		for id, v := range ref {
+			if x.get(id) != v {
+				t.Fatalf("round %d: get %d = %d, want %d", round, id, x.get(id), v)
+			}
+			if v == promoted {
+				mature++
+			}
+		}
+		if x.len() != len(ref) || x.mature != mature || !slices.IsSortedFunc(x.s, func(a, b idSlot) int { return cmpInt(a.id, b.id) }) {
+			t.Fatalf("round %d: %d entries (%d promoted), want %d (%d)", round, x.len(), x.mature, len(ref), mature)
+		}
+	}
 }

@@ -162,7 +162,7 @@ type Stats struct {
 	Positions    int64 `json:"positions"`    // young and promoted
 	Moves        int64 `json:"moves"`        // (position, move) rows, young and promoted
 	Blacklisted  int64 `json:"blacklisted"`  // blacklisted moves, those of pruned positions included
-	Young        int64 `json:"young"`        // positions still below the prune threshold
+	Young        int64 `json:"young"`        // positions below the prune threshold (not promoted)
 	YoungRuns    int64 `json:"young_runs"`   // run files holding them
 	PrunedBlack  int64 `json:"pruned_black"` // blacklisted moves kept from pruned positions
 	MergedShards int64 `json:"merged_shards"`

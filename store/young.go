@@ -8,7 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -46,7 +46,7 @@ func (d *DB) cleanYoung(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	entries, err := os.ReadDir(d.young)
+	entries, err := os.ReadDir(d.youngDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -59,7 +59,7 @@ func (d *DB) cleanYoung(ctx context.Context) error {
 	}
 	for _, e := range entries {
 		if !listed[e.Name()] {
-			if err := os.Remove(filepath.Join(d.young, e.Name())); err != nil {
+			if err := os.Remove(filepath.Join(d.youngDir, e.Name())); err != nil {
 				return fmt.Errorf("remove stray young run: %w", err)
 			}
 		}
@@ -98,7 +98,7 @@ func (d *DB) trySnapshot(ctx context.Context) (*snapshot, error) {
 		return nil, err
 	}
 	for _, r := range s.runs {
-		f, err := os.Open(filepath.Join(d.young, r.name))
+		f, err := os.Open(filepath.Join(d.youngDir, r.name))
 		if err != nil {
 			s.close()
 			return nil, fmt.Errorf("young run: %w", err)
@@ -118,6 +118,12 @@ func (s *snapshot) close() {
 // merger returns a merger over the snapshot's young runs and, with
 // withMature, the moves table.
 func (s *snapshot) merger(ctx context.Context, withMature bool) (*merger, func(), error) {
+	return s.filtered(ctx, withMature, nil)
+}
+
+// filtered is merger reading only the young runs' positions whose id
+// keep() accepts (all with nil); keep makes one filter per run.
+func (s *snapshot) filtered(ctx context.Context, withMature bool, keep func() func(int64) bool) (*merger, func(), error) {
 	var srcs []source
 	var closers []func() error
 	done := func() {
@@ -140,45 +146,108 @@ func (s *snapshot) merger(ctx context.Context, withMature bool) (*merger, func()
 		if err != nil {
 			return nil, done, fmt.Errorf("young run %s: %w", s.runs[i].name, err)
 		}
+		if keep != nil {
+			r.keep = keep()
+		}
 		srcs = append(srcs, &runSource{r: r, born: s.runs[i].born})
 	}
 	m, err := newMerger(srcs, mature)
 	return m, done, err
 }
 
-// idSet is a sorted set of position ids: which positions are promoted.
-type idSet struct{ ids []int64 }
+// promoted marks a promoted position in the index.
+const promoted = -1
 
-func (s *idSet) has(id int64) bool {
-	_, ok := slices.BinarySearch(s.ids, id)
-	return ok
-}
-
-// add inserts ids (any order) in one pass.
-func (s *idSet) add(ids []int64) {
-	if len(ids) == 0 {
-		return
+// index loads the writer's index (see idIndex): the ids of the moves
+// table, then the games of every young run, marking promoted the positions
+// that reach the threshold. It must not run inside a transaction (the
+// writer has one connection).
+func (d *DB) index(ctx context.Context) error {
+	if d.idx != nil {
+		return nil
 	}
-	s.ids = append(s.ids, ids...)
-	slices.Sort(s.ids)
-	s.ids = slices.Compact(s.ids)
-}
-
-func loadIDs(ctx context.Context, q querier) (*idSet, error) {
-	rows, err := q.QueryContext(ctx, "SELECT DISTINCT pid FROM moves ORDER BY pid")
+	m, err := readMeta(ctx, d.db)
 	if err != nil {
-		return nil, classify(err)
+		return err
 	}
-	defer rows.Close()
-	s := &idSet{}
+	d.minGames = DefaultPruneMinGames
+	if v, err := strconv.ParseInt(m[metaPruneMin], 10, 64); err == nil && v >= 1 {
+		d.minGames = v
+	}
+	x := &idIndex{}
+	rows, err := d.db.QueryContext(ctx, "SELECT DISTINCT pid FROM moves ORDER BY pid")
+	if err != nil {
+		return classify(err)
+	}
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
-			return nil, err
+			rows.Close()
+			return err
 		}
-		s.ids = append(s.ids, id)
+		x.s = append(x.s, idSlot{id, promoted})
 	}
-	return s, rows.Err()
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	x.mature = int64(len(x.s))
+	s, err := d.snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	var spare []idSlot
+	for i, f := range s.files {
+		r, err := newRunReader(f, f.Name())
+		if err != nil {
+			return fmt.Errorf("young run %s: %w", s.runs[i].name, err)
+		}
+		r.skipKeys = true
+		next, _, err := d.count(ctx, x, spare, r)
+		if err != nil {
+			return fmt.Errorf("young run %s: %w", s.runs[i].name, err)
+		}
+		spare = x.s
+		*x = next
+	}
+	d.idx, d.spare = x, spare
+	return nil
+}
+
+// dropIndex forgets the index; the next merge or prune loads it again from
+// what was committed.
+func (d *DB) dropIndex() { d.idx, d.spare = nil, nil }
+
+// count reads the run r through and returns x updated with its positions'
+// games, promoting those that reach the threshold, and how many it
+// promoted. x itself is not changed; buf is reused for the result.
+// Guarded by BenchmarkMerge.
+func (d *DB) count(ctx context.Context, x *idIndex, buf []idSlot, r *runReader) (idIndex, int64, error) {
+	c := x.cursor(buf)
+	var n int64
+	for i := 0; ; i++ {
+		if i%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return idIndex{}, 0, err
+			}
+		}
+		p, err := r.next()
+		if err != nil {
+			return idIndex{}, 0, err
+		}
+		if p == nil {
+			next, _ := c.done()
+			return next, n, nil
+		}
+		v := c.take(p.id)
+		if v != promoted {
+			if v += p.games(); v >= d.minGames {
+				v = promoted
+				n++
+			}
+		}
+		c.put(p.id, v)
+	}
 }
 
 // youngName is the file name of a young run.

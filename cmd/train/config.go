@@ -84,7 +84,7 @@ func (c *runConfig) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.Game.ShardGames, "shard-games", c.Game.ShardGames, "games a worker aggregates in memory before publishing a shard")
 	fs.DurationVar(&c.Game.FlushEvery, "flush-every", c.Game.FlushEvery, "publish a worker's shard at least this often")
 	fs.Int64Var(&c.Prune.MinGames, "prune-min", c.Prune.MinGames, "a position seen in this many games is kept for good (promoted)")
-	fs.Int64Var(&c.Prune.Age, "prune-age", c.Prune.Age, "a position still below -prune-min this many games after its first is dropped (its blacklisted moves are kept)")
+	fs.Int64Var(&c.Prune.Age, "prune-age", c.Prune.Age, "positions still below -prune-min this many games after they were merged are dropped (their blacklisted moves are kept)")
 	fs.BoolVar(&c.Game.Store, "store", c.Game.Store, "store the games (false: play in memory only, to measure what storing costs)")
 	fs.Int64Var(&c.Conclude.MinGames, "conclude-min-games", c.Conclude.MinGames, "conclude: games a move needs before it can be blacklisted")
 	fs.Float64Var(&c.Conclude.Margin, "conclude-margin", c.Conclude.Margin, "conclude: blacklist when the mean weight is this far below the best sibling's")

@@ -106,7 +106,7 @@ func TestRunAndStats(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "games this run 300: self-play ") || !strings.Contains(out, "end-to-end ") || !strings.Contains(out, "peaks: ") {
 		t.Errorf("exit %d, summary: %s\n%s", code, out, errOut)
 	}
-	if !strings.Contains(errOut, "pruning: folding") {
+	if !strings.Contains(errOut, "pruning: expiring young runs") {
 		t.Errorf("no line before the final prune:\n%s", errOut)
 	}
 	st := stats(t, db)

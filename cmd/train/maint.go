@@ -80,18 +80,19 @@ func openForMerge(target, firstSource string) (*store.DB, error) {
 }
 
 const pruneAbout = `
-Fold the database's young positions together: keep for good those seen in at
-least -min games, drop those still below that -age games after their first
-(their blacklisted moves are kept). The result depends only on the counts
-and ages, never on when pruning ran. Shards waiting in the database's shard
-directory (of a stopped run) are merged first.`
+Expire the database's young runs merged at least -age games ago: their
+positions still seen in fewer than -min games are dropped (their blacklisted
+moves are kept), those promoted since join the moves table. Positions reach
+the moves table as soon as they are seen in -min games. What is dropped
+depends only on counts and ages, never on when pruning ran. Shards waiting
+in the database's shard directory (of a stopped run) are merged first.`
 
 func pruneCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("prune", "[-db FILE] [-min N] [-age GAMES]", pruneAbout, stderr)
 	dbPath := fs.String("db", defaultDB, "database `file`")
 	c := store.DefaultPrune
 	fs.Int64Var(&c.MinGames, "min", c.MinGames, "keep positions seen in at least this many games")
-	fs.Int64Var(&c.Age, "age", c.Age, "drop a position still below -min this many games after its first")
+	fs.Int64Var(&c.Age, "age", c.Age, "expire young runs merged this many games ago (0: all)")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
@@ -116,7 +117,7 @@ func pruneCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
-	fmt.Fprintln(stderr, "pruning: folding the young runs together")
+	fmt.Fprintf(stderr, "pruning: expiring young runs older than %d games\n", c.Age)
 	res, err := db.Prune(ctx, c)
 	if err != nil {
 		return err
@@ -124,8 +125,8 @@ func pruneCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := db.Checkpoint(ctx); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "pruned: %d positions promoted, %d dropped with %d moves (%d blacklisted moves kept), %d still young\n",
-		res.Promoted, res.Positions, res.Moves, res.Blacklisted, res.Young)
+	fmt.Fprintf(stdout, "pruned: %d young run(s) expired, %d positions dropped with %d moves (%d blacklisted moves kept); %d promoted positions, %d young in %d run(s)\n",
+		res.Runs, res.Positions, res.Moves, res.Blacklisted, res.Mature, res.Young, res.YoungRuns)
 	return nil
 }
 

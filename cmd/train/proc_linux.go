@@ -1,6 +1,9 @@
 package main
 
-import "syscall"
+import (
+	"syscall"
+	"time"
+)
 
 // workerProcAttr makes the kernel send SIGTERM to a worker when the
 // coordinator dies (even by kill -9), so the worker publishes and exits.
@@ -17,6 +20,20 @@ func peakRSS() (self, children int64) {
 	}
 	if syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru) == nil {
 		children = ru.Maxrss << 10
+	}
+	return self, children
+}
+
+// cpuTimes is the CPU time (user and system) of this process and of its
+// finished children (the workers).
+func cpuTimes() (self, children time.Duration) {
+	var ru syscall.Rusage
+	tv := func(t syscall.Timeval) time.Duration { return time.Duration(t.Nano()) }
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		self = tv(ru.Utime) + tv(ru.Stime)
+	}
+	if syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru) == nil {
+		children = tv(ru.Utime) + tv(ru.Stime)
 	}
 	return self, children
 }

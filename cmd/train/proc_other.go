@@ -2,7 +2,10 @@
 
 package main
 
-import "syscall"
+import (
+	"syscall"
+	"time"
+)
 
 // workerProcAttr: without Pdeathsig, workers notice their parent's death by
 // polling their parent process id.
@@ -10,3 +13,6 @@ func workerProcAttr() *syscall.SysProcAttr { return nil }
 
 // peakRSS is not measured here.
 func peakRSS() (self, children int64) { return 0, 0 }
+
+// cpuTimes is not measured here.
+func cpuTimes() (self, children time.Duration) { return 0, 0 }

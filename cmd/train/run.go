@@ -124,7 +124,7 @@ type job struct {
 	playEnd  time.Time // when the last worker exited
 	mu       sync.Mutex
 	failed   []string
-	young    youngState // the merger's view of the young runs
+	young    int // young runs, as the last prune left them
 }
 
 // jobStats are the figures the progress line reads without waiting for a
@@ -139,12 +139,6 @@ type jobStats struct {
 	dbBytes      atomic.Int64 // database file, young runs and shards
 	peakDB       atomic.Int64
 	busy         atomic.Value // what the merger is doing, for the progress line
-}
-
-// youngState tracks the young runs' rows, to decide when to prune.
-type youngState struct {
-	baseRows, newRows int64
-	runs              int
 }
 
 func (j *job) fail(msg string) {
@@ -190,14 +184,17 @@ func runJob(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 	if err := j.recover(ctx); err != nil {
 		return err
 	}
+	// Record the prune threshold for the merges, and expire what an
+	// earlier run left old enough.
+	if err := j.prune(ctx); err != nil {
+		return err
+	}
+	j.st.busy.Store("")
 	st, err := db.Stats(ctx)
 	if err != nil {
 		return err
 	}
 	j.before = st.Games
-	j.st.positions.Store(st.Positions)
-	j.young.runs = int(st.YoungRuns)
-	j.young.baseRows = st.Moves
 	fmt.Fprintf(stderr, "train run %d: %s, %s rule, %d workers, seed %d, %s (ocvist %s)\n",
 		runIndex, cfg.DB, cfg.Game.Rule, cfg.Workers, cfg.Seed, j.limitText(), version)
 	if st.Games > 0 {
@@ -455,35 +452,29 @@ func (j *job) merger(ctx context.Context) {
 			continue
 		}
 		j.st.merged.Add(res.Games)
-		j.st.positions.Add(res.Positions) // an upper bound until the next prune
-		j.young.runs++
-		j.young.newRows += res.Moves
-		j.measureDisk()
-		if j.pruneDue() {
-			if err := j.prune(ctx); err != nil {
-				j.fail(err.Error())
-			}
+		// Young runs expire as the games go by: pruning after each merge
+		// costs nothing until one does, and keeps the disk bounded.
+		if err := j.prune(ctx); err != nil {
+			j.fail(err.Error())
 		}
 		j.st.busy.Store("")
 	}
 }
 
-// pruneDue: prune once the rows merged since the last prune reach the rows
-// it left young (so each row is rewritten a few times at most, and the
-// young runs stay within a small factor of what -prune-age keeps), or when
-// runs pile up.
-func (j *job) pruneDue() bool {
-	y := j.young
-	return y.newRows >= max(y.baseRows, 200_000) || y.runs >= 64
-}
+// pruneBatch is how many due young runs the coordinator expires at once
+// while the workers play (see store.PruneConfig.Batch); the final prune
+// expires every due run.
+const pruneBatch = 8
 
 func (j *job) prune(ctx context.Context) error {
 	j.st.busy.Store("pruning")
-	res, err := j.db.Prune(ctx, j.cfg.Prune)
+	c := j.cfg.Prune
+	c.Batch = pruneBatch
+	res, err := j.db.Prune(ctx, c)
 	if err != nil {
 		return err
 	}
-	j.young = youngState{baseRows: res.YoungRows, runs: min(1, int(res.Young))}
+	j.young = res.YoungRuns
 	j.st.positions.Store(res.Mature + res.Young)
 	j.measureDisk()
 	return nil
@@ -531,14 +522,14 @@ func (j *job) finish(ctx context.Context, interrupted bool) error {
 	if _, err := store.CleanTemp(j.shardDir); err != nil {
 		return err
 	}
-	fmt.Fprintf(j.log, "pruning: folding %d young run(s); positions below %d games for %d games are dropped\n",
-		j.young.runs, j.cfg.Prune.MinGames, j.cfg.Prune.Age)
+	fmt.Fprintf(j.log, "pruning: expiring young runs older than %d games (positions below %d games in them are dropped); then concluding\n",
+		j.cfg.Prune.Age, j.cfg.Prune.MinGames)
 	res, err := j.db.Prune(ctx, j.cfg.Prune)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(j.log, "pruned: %d positions promoted, %d dropped (%d blacklisted moves kept), %d still young\n",
-		res.Promoted, res.Positions, res.Blacklisted, res.Young)
+	fmt.Fprintf(j.log, "pruned: %d young run(s) expired, %d positions dropped (%d blacklisted moves kept); %d promoted positions, %d young in %d run(s)\n",
+		res.Runs, res.Positions, res.Blacklisted, res.Mature, res.Young, res.YoungRuns)
 	n, err := j.db.Conclude(ctx, j.cfg.Conclude)
 	if err != nil {
 		return err
@@ -547,12 +538,8 @@ func (j *job) finish(ctx context.Context, interrupted bool) error {
 	if err := j.db.Checkpoint(ctx); err != nil {
 		return err
 	}
-	st, err := j.db.Stats(ctx)
-	if err != nil {
-		return err
-	}
 	j.measureDisk()
-	j.summary(st)
+	j.summary(res)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	switch {
@@ -564,21 +551,27 @@ func (j *job) finish(ctx context.Context, interrupted bool) error {
 	return nil
 }
 
-// summary prints the run's figures: games, both rates, the database, and
-// the peaks of a long run.
-func (j *job) summary(st store.Stats) {
+// summary prints the run's figures: games, both rates, the database (as
+// the final prune left it; "train stats" counts everything), and the peaks
+// of a long run.
+func (j *job) summary(pr store.PruneResult) {
 	el := time.Since(j.start)
 	played := j.snapshot().played
 	play := j.playEnd.Sub(j.start)
 	games := j.st.merged.Load()
 	fmt.Fprintf(j.out, "games this run %d: self-play %.0f games/s while the workers played (%s), end-to-end %.0f games/s over the whole %s\n",
 		games, rate(played, play), play.Round(time.Second), rate(games, el), el.Round(time.Second))
-	fmt.Fprintf(j.out, "database %s: %d games, %d positions (%d young), %d moves, %d blacklisted, %s\n",
-		j.cfg.DB, st.Games, st.Positions, st.Young, st.Moves, st.Blacklisted, humanBytes(j.st.dbBytes.Load()))
+	fmt.Fprintf(j.out, "database %s: %d games, %d positions (%d promoted, %d young in %d runs), %s\n",
+		j.cfg.DB, j.before+games, pr.Mature+pr.Young, pr.Mature, pr.Young, pr.YoungRuns, humanBytes(j.st.dbBytes.Load()))
 	self, children := peakRSS()
 	fmt.Fprintf(j.out, "peaks: database with shards %s, shard backlog %s, memory %s coordinator, %s largest worker; %s after the workers stopped\n",
 		humanBytes(j.st.peakDB.Load()), humanBytes(j.st.peakBacklog.Load()), humanBytes(self), humanBytes(children),
 		time.Since(j.playEnd).Round(100*time.Millisecond))
+	cpuSelf, cpuWorkers := cpuTimes()
+	if cpuWorkers > 0 {
+		fmt.Fprintf(j.out, "cpu: coordinator %s (merge, prune), workers %s (self-play and shards): the coordinator used %.1f%% of the job's cpu\n",
+			cpuSelf.Round(100*time.Millisecond), cpuWorkers.Round(100*time.Millisecond), 100*cpuSelf.Seconds()/(cpuSelf+cpuWorkers).Seconds())
+	}
 }
 
 // runInMemory runs the workers with storing off and prints their rate.
