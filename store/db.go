@@ -159,7 +159,16 @@ func open(path string, want *Config, mode openMode) (*DB, error) {
 }
 
 func openAbs(abs string, want *Config, mode openMode) (d *DB, err error) {
-	if _, _, err := inspect(abs, mode, want); err != nil {
+	_, _, err = inspect(abs, mode, want)
+	if isReadOnlyErr(err) && mode == modeReadOnly {
+		// A writer died in a transaction and left its journal, which only
+		// a writer can roll back: do so if none is running.
+		if rerr := recoverJournal(abs); rerr != nil {
+			return nil, fmt.Errorf("%w (a crashed job left a journal to roll back: %v)", err, rerr)
+		}
+		_, _, err = inspect(abs, mode, want)
+	}
+	if err != nil {
 		return nil, err
 	}
 	d = &DB{path: abs, youngDir: abs + ".young", readOnly: mode == modeReadOnly}
@@ -318,6 +327,30 @@ func classify(err error) error {
 		return fmt.Errorf("%w: %v", ErrNotOcvist, err)
 	}
 	return err
+}
+
+// isReadOnlyErr reports SQLite's "attempt to write a readonly database",
+// which a read-only connection meets at a hot journal.
+func isReadOnlyErr(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.Code == sqlite3.ErrReadonly
+}
+
+// recoverJournal rolls back the journal a crashed writer left, under the
+// writer lock: the first read of a read-write connection does it.
+func recoverJournal(abs string) error {
+	lock, err := lockWriter(abs)
+	if err != nil {
+		return err
+	}
+	defer unlock(lock)
+	db, err := sql.Open(driverName, "file:"+strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(abs)+"?_busy_timeout=60000")
+	if err != nil {
+		return err
+	}
+	var n int
+	err = db.QueryRow("SELECT count(*) FROM sqlite_schema").Scan(&n)
+	return errors.Join(err, db.Close())
 }
 
 // parseHeader extracts the reserved meta keys.

@@ -71,10 +71,20 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
-	for _, sub := range []string{"run", "merge", "prune", "conclude", "stats", "export"} {
+	for _, sub := range []string{"run", "merge", "prune", "conclude", "stats", "export", "fit"} {
 		_, errOut, code := train(t, sub, "-h")
 		if code != 0 || !strings.Contains(errOut, "Usage: train "+sub) || !strings.Contains(errOut, "-db") {
 			t.Errorf("%s -h: exit %d\n%s", sub, code, errOut)
+		}
+		// A default is printed once, by the flag package.
+		for _, line := range strings.Split(errOut, "\n") {
+			if strings.Count(line, "default") > 1 {
+				t.Errorf("%s -h prints a default twice: %q", sub, line)
+			}
+		}
+		// Flags the text names exist.
+		if strings.Contains(errOut, " -seed ") && sub == "fit" {
+			t.Errorf("fit -h names -seed, which fit does not have")
 		}
 	}
 	out, _, code := train(t, "help")

@@ -73,7 +73,7 @@ func (c *runConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.DB, "db", c.DB, "database `file` (created if absent; an existing one is continued)")
 	fs.IntVar(&c.Games, "games", c.Games, "stop after this many games (0: no game limit; then -duration applies)")
 	fs.DurationVar(&c.Duration, "duration", c.Duration, "stop after this long (0: no time limit; needs -games); with -games alone, no time limit")
-	fs.IntVar(&c.Workers, "workers", c.Workers, "worker processes (the default is the number of cores)")
+	fs.IntVar(&c.Workers, "workers", c.Workers, "worker processes (as many as the machine has cores unless given)")
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "random seed (0 or absent: drawn from the clock, printed and recorded)")
 	fs.StringVar(&c.Game.Rule, "rule", c.Game.Rule, "rule: freestyle (five or more wins) or standard (exactly five)")
 	fs.IntVar(&c.Game.Radius, "radius", c.Game.Radius, fmt.Sprintf("candidate radius around stones, 1..%d", gomoku.MaxRadius))
