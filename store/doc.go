@@ -1,85 +1,138 @@
-// Package store persists Ocvist's self-play statistics in SQLite (go-sqlite3).
+// Package store persists Ocvist's self-play statistics: per (position,
+// move) the sum of weights, the number of games and a blacklist flag, with
+// the games' totals, a merge ledger, run records and learning-loop
+// generations.
 //
 // # Vocabulary
 //
-// A position is identified by its canonical key (a string produced by package
-// canon; opaque here; the empty board's key is ""). A move is a [Move], an
-// offset from the canonical box corner (it may be negative). A finished game is
-// a [Game]: one [Record] per move (weight +1 for the winner's moves, −1 for the
-// loser's, 0 in a draw), the blacklisted moves (the loser's last move) and the
-// result.
+// A position is identified by its canonical key (package canon; opaque
+// here) and, for ordering and routing, by its PositionID, a 64-bit hash of
+// the key. A move is a canon.Move. A finished game is a [Game]: one
+// [Record] per move (weight +1 for the winner's moves, −1 for the loser's,
+// 0 in a draw), the blacklisted moves (the loser's last move) and the
+// result. A database's rule is a gomoku.Rule.
+//
+// # Design: the store at scale
+//
+// Measured on the landed generation-0 self-play (2 cores): a game records
+// about 44 moves, and about 40 of its positions are new; nearly all of
+// them are never seen again. At 8,000 games/s that is 320,000 new
+// positions a second, where go-sqlite3 upserts 30–40k rows/s and the old
+// store's merges slowed as its B-tree grew. So rows that will be pruned
+// never enter a B-tree:
+//
+//   - Workers [Batch] games in memory (appending records, no hashing) and
+//     publish them with [Batch.WriteShard] as a sealed run file: positions
+//     sorted by id, key text stored once per position and packed (about a
+//     byte a stone), a footer with the totals, a CRC-32C and a trailer.
+//     The format is versioned and has record types reserved for training
+//     samples (issue 12); see run.go.
+//   - [DB.Merge] reads a sealed run once (checksum, order, counts), links
+//     it into the database's young directory and records it in young_runs,
+//     the totals and the ledger in one transaction: its cost is the
+//     shard's, not the database's. While reading it, it updates the
+//     writer's index (a sorted array of position ids, updated by a merge
+//     join): a position seen in prune_min games is promoted.
+//   - [DB.Prune] expires the young runs merged at least Age games ago (in
+//     the database's game count), in batches: one k-way merge of them moves
+//     the rows of promoted positions into the SQLite moves table (one
+//     upsert per position and batch) and drops the others, keeping their
+//     blacklisted moves by position id in the blacklist table. What is
+//     dropped depends only on ages and counts, never on when Prune ran.
+//   - Readers ([DB.Stats], [DB.Export], [DB.ScanMoves], [DB.Blacklist],
+//     [DB.Conclude]) see the whole database: a k-way merge of the moves
+//     table and every young run, adding counts (a promoted position may
+//     have rows in both until its runs expire).
+//
+// Figures (2 cores shared with other work, so rates vary by tens of
+// percent between runs; CPU shares are steadier): with 2 workers the
+// coordinator's merges and prunes took 4–9% of the job's CPU on 60-s runs
+// (train run prints it); a worker's storing (BenchmarkPlayStored against
+// BenchmarkPlay) costs about 4% of its self-play in the CPU profile; a
+// young position takes about 50 bytes on disk, so the young runs hold
+// about 2 KB per game of the last Age games (100 MB at the default Age of
+// 50,000 games) plus up to eight shards awaiting a batched expiry; the
+// writer's index takes 16 bytes a position (twice while it is updated);
+// the blacklist grows by about one move per decisive game: 16 bytes a move
+// in a worker's memory, about 20 on disk, so 16–20 MB per million games.
 //
 // # Use
 //
-// Self-play aggregates games in memory with a [Batch] (early positions repeat a
-// lot) and writes it with [DB.Write] in one transaction. A worker writes into
-// its own [Shard] (created under a temporary name, [Shard.Publish] renames it
-// when complete); the coordinator merges published shards into the main
-// database with [DB.Merge], which adds counts exactly and records the shard in a
-// ledger so that merging it again changes nothing. After merging: [DB.Prune]
-// (only ever on merged data, never inside a worker), [DB.Conclude], then
-// [DB.Checkpoint] or [DB.Vacuum]. The forest reads training rows with
-// [DB.ScanMoves]; self-play loads the blacklist with [DB.Blacklist].
+// A worker: [NewBatch], [Batch.Add] per game, [Batch.WriteShard] every few
+// thousand games. The coordinator: [Open] (one writer per database: a flock
+// on DB.lock, refused at once with [ErrInUse] and released when the process
+// dies), [DB.Merge] per published shard, [DB.Prune] now and then and at the
+// end, [DB.Conclude]. Readers: [OpenReadOnly], which never writes or
+// creates a file, so a database can be read in a read-only directory and
+// beside a running job (a reader rolls back a crashed writer's journal if
+// no writer is running). [DB.ExportRun] writes a database's state as a
+// sealed export that Merge accepts anywhere, exactly once.
 //
-// A database records the rule, key version, board size and schema version it
-// was created with; [Open] and [DB.Merge] refuse, with a sentinel error and
-// without modifying anything, a file that is not an Ocvist database
-// ([ErrNotOcvist]), or one of another rule ([ErrRuleMismatch]), key version
-// ([ErrKeyVersion]), board size ([ErrBoardSize]) or a newer schema
-// ([ErrSchemaVersion]); a damaged file gives [ErrCorrupt]. [Open] migrates an
-// older schema in place; [DB.Merge] refuses a source of any other schema
-// version (ErrSchemaVersion) rather than migrate it, since sources are never
-// modified: merge shards with the program that wrote them, or open them with
-// [Open] first.
+// [Store] lists the operations a backend provides; *DB is the SQLite one.
+// Run files and Batch are backend-neutral, so a PostgreSQL backend (issue
+// 13) implements Merge of the same sealed runs, with its ledger row in the
+// same transaction, and the same reads.
+//
+// A database records the rule, key version, board size and schema version
+// it was created with; [Open] and [DB.Merge] refuse, with a sentinel error
+// and without modifying anything, a file that is not an Ocvist database
+// ([ErrNotOcvist]), a run file where a database is wanted ([ErrShard]), one
+// of another rule ([ErrRuleMismatch]), key version ([ErrKeyVersion]),
+// board size ([ErrBoardSize]) or a newer schema or run format
+// ([ErrSchemaVersion]); a damaged file gives [ErrCorrupt]. [Open] migrates
+// an older schema in place; a merge source must be of this schema.
 //
 // # Contract
 //
 // The package never prints, exits or starts goroutines. Every public operation
-// is one transaction (or one statement): it happens entirely or not at all. A
-// [DB] is safe for use by several goroutines of one process; several processes
-// may read one database while one writes, but workers should each write their
-// own shard (two writers of one WAL file are no faster than one). Errors start
-// with "store: ", name the operation and the object, and wrap a sentinel where
-// the condition is expected (test with errors.Is).
+// is one transaction: it happens entirely or not at all (a young run
+// written for it is removed, or removed at the next open, if it fails). A
+// [DB] is safe for use by several goroutines of one process; its methods
+// run one at a time. Errors start with "store: ", name the operation and
+// the object, and wrap a sentinel where the condition is expected (test
+// with errors.Is).
 //
-// # Schema (version 2; migrations embedded from migrations/*.sql)
+// # Schema (version 3; migrations embedded from migrations/*.sql)
 //
-// Databases use WAL journaling and PRAGMA application_id 0x4F435653 ("OCVS").
-// Published shards are converted to rollback-journal mode so that one file is
-// the whole shard.
+// SQLite with a rollback journal (writes are few and large; a database
+// without a WAL can be read from a read-only directory) and PRAGMA
+// application_id 0x4F435653 ("OCVS"). Beside the file DB: DB.lock (the
+// writer lock) and DB.young/ (the young runs).
 //
 //	schema_migrations(version INTEGER PRIMARY KEY, name TEXT, applied_at TEXT)
 //	    one row per applied migration.
 //	meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID
 //	    reserved keys: schema_version, key_version, rule, board_size, created
-//	    (RFC 3339 UTC), db_id (random hex; a shard's shard_id), kind ("db" or
-//	    "shard"), published ("1" once a shard is complete); other keys are
-//	    free-form run records (seed, config JSON) set with [DB.SetMeta].
-//	moves(key TEXT, mx INTEGER, my INTEGER, wsum INTEGER, games INTEGER,
-//	      blacklisted INTEGER, PRIMARY KEY(key, mx, my)) WITHOUT ROWID
-//	    per (position, move): sum of weights, number of games in which the move
-//	    was played in the position, and 1 if the move is blacklisted (sticky).
-//	positions(key, games) VIEW:
-//	        SELECT key, sum(games) FROM moves GROUP BY key
-//	    per position: number of games in which it occurred. Derived, not
-//	    stored: every game that reaches a position plays exactly one recorded
-//	    move there, and prune deletes a position's moves together, so the sum
-//	    is exact. (Schema 1 stored it as a table, which doubled the rows every
-//	    write and merge placed in the B-trees; migration 2 drops the table,
-//	    leaving its pages free for reuse until a [DB.Vacuum].)
+//	    (RFC 3339 UTC), db_id (random hex), kind ("db"), state (a new random
+//	    id at every change: what a merge ledger records of a database),
+//	    prune_min (the promotion threshold); other keys are free-form run
+//	    records (seed, config JSON) set with [DB.SetMeta].
+//	moves(pid INTEGER, key TEXT, mx INTEGER, my INTEGER, wsum INTEGER,
+//	      games INTEGER, blacklisted INTEGER,
+//	      PRIMARY KEY(pid, key, mx, my)) WITHOUT ROWID
+//	    promoted positions' rows (pid = PositionID(key)), as far as their
+//	    young runs have expired; blacklisted is sticky.
+//	young_runs(name TEXT PRIMARY KEY, born INTEGER, games, positions, rows,
+//	           bytes) WITHOUT ROWID
+//	    the run files of DB.young/ that belong to the database; born is the
+//	    game count after the merge that added the run.
+//	blacklist(pid INTEGER, mx INTEGER, my INTEGER,
+//	          PRIMARY KEY(pid, mx, my)) WITHOUT ROWID
+//	    blacklisted moves of dropped positions.
 //	totals(id INTEGER PRIMARY KEY CHECK (id = 1), games, black_wins,
 //	       white_wins, draws)
 //	    one row: counts of recorded games by result.
 //	merged_shards(shard_id TEXT PRIMARY KEY, path TEXT, games INTEGER,
-//	              merged_at TEXT, via TEXT) WITHOUT ROWID
-//	    the merge ledger: every database whose counts were added here, directly
-//	    (via = "") or inside another merged database (via = its db_id).
+//	              merged_at TEXT, via TEXT, seal TEXT) WITHOUT ROWID
+//	    the merge ledger: every source whose games were added here, directly
+//	    (via = "") or inside another merged source (via = its id), with its
+//	    seal (a run's checksum and size, "state <id>" for a database).
 //	generations(gen INTEGER PRIMARY KEY, games, rows, fit_seconds REAL,
 //	            auc REAL, score REAL, score_low REAL, score_high REAL,
 //	            model TEXT, seed INTEGER, created TEXT)
 //	    one row per learning-loop generation; see [Generation].
 //
-// Shard files are named shard-<id>.db when published and .shard-<id>.tmp.db
-// while being written; a temporary shard is never merged ([CleanTemp] removes
-// those left by a crash).
+// Shard files are named shard-<id>.run when sealed and .shard-<id>.run.tmp
+// while being written; an unsealed file is never merged ([CleanTemp]
+// removes those left by a crash).
 package store
