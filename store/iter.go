@@ -176,6 +176,19 @@ func (m *merger) next() (*merged, error) {
 	return o, nil
 }
 
+// each calls fn with every combined position, valid during the call.
+func (m *merger) each(fn func(*merged) error) error {
+	for {
+		p, err := m.next()
+		if err != nil || p == nil {
+			return err
+		}
+		if err := fn(p); err != nil {
+			return err
+		}
+	}
+}
+
 // combine merges two sorted move lists, adding the counts of equal moves.
 func (m *merger) combine(a, b []moveRow) []moveRow {
 	out := m.tmp[:0]

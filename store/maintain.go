@@ -361,26 +361,20 @@ func (d *DB) conclude(ctx context.Context, c ConcludeConfig) (int64, error) {
 		if err != nil {
 			return err
 		}
-		for {
-			p, err := m.next()
-			if err != nil || p == nil {
-				return err
-			}
+		return m.each(func(p *merged) error {
 			best, any := 0.0, false
 			for _, r := range p.moves {
 				if r.games >= c.MinGames && (!any || r.mean() > best) {
 					best, any = r.mean(), true
 				}
 			}
-			if !any {
-				continue
-			}
 			for _, r := range p.moves {
-				if r.games >= c.MinGames && !r.bl && r.mean() < best-c.Margin && r.mean() < c.MaxMean {
+				if any && r.games >= c.MinGames && !r.bl && r.mean() < best-c.Margin && r.mean() < c.MaxMean {
 					bad = append(bad, flagged{p.id, string(p.text()), r.m})
 				}
 			}
-		}
+			return nil
+		})
 	}()
 	if err != nil || len(bad) == 0 {
 		return 0, err

@@ -350,16 +350,10 @@ func (d *DB) writeExport(ctx context.Context, path string, st *dbState) (runFoot
 		if err != nil {
 			return err
 		}
-		for {
-			p, err := m.next()
-			if err != nil || p == nil {
-				return err
-			}
+		return m.each(func(p *merged) error {
 			p.born = 0 // ages start again in the target
-			if err := w.position(&p.position); err != nil {
-				return err
-			}
-		}
+			return w.position(&p.position)
+		})
 	}()
 	if err != nil {
 		w.abort()

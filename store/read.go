@@ -54,14 +54,7 @@ func (d *DB) stats(ctx context.Context) (Stats, error) {
 	if err != nil {
 		return s, err
 	}
-	for {
-		p, err := m.next()
-		if err != nil {
-			return s, err
-		}
-		if p == nil {
-			break
-		}
+	err = m.each(func(p *merged) error {
 		s.Positions++
 		s.Moves += int64(len(p.moves))
 		if !p.mature && p.games() < minGames {
@@ -72,6 +65,10 @@ func (d *DB) stats(ctx context.Context) (Stats, error) {
 				s.Blacklisted++
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return s, err
 	}
 	s.FileBytes = fileBytes(d.path)
 	for _, r := range snap.runs {
@@ -106,18 +103,7 @@ func (d *DB) scan(ctx context.Context, fn func(*merged) error) error {
 	if err != nil {
 		return err
 	}
-	for {
-		p, err := m.next()
-		if err != nil {
-			return err
-		}
-		if p == nil {
-			return nil
-		}
-		if err := fn(p); err != nil {
-			return err
-		}
-	}
+	return m.each(fn)
 }
 
 // ScanMoves calls fn with every (key, move) row with at least minGames
