@@ -102,7 +102,7 @@ func timeLimits(ctx context.Context) search.Limits {
 		dl = now.Add(time.Second)
 	}
 	left := dl.Sub(now)
-	return search.Limits{Deadline: now.Add(left*85/100 - 2*time.Millisecond), Soft: now.Add(left * 30 / 100)}
+	return search.Limits{Deadline: now.Add(left*80/100 - 5*time.Millisecond), Soft: now.Add(left * 30 / 100)}
 }
 
 func (a *Search) search(b *gomoku.Board, lim search.Limits) (search.Result, error) {

@@ -12,6 +12,7 @@ import (
 	"ocvist/data"
 	"ocvist/forest"
 	"ocvist/patterns"
+	"ocvist/search"
 )
 
 // defaultAgent is the opponent of play terminal and the engine of play
@@ -75,7 +76,7 @@ func agentMaker(spec string, env agentEnv) (func(seed uint64) (arena.Agent, erro
 // prior) or nothing (the shipped model), then nodes=N and depth=D options,
 // comma-separated.
 func searchConfig(arg string) (arena.SearchConfig, error) {
-	cfg := arena.SearchConfig{Name: "search"}
+	cfg := arena.SearchConfig{Name: "search", Engine: search.DefaultConfig()}
 	parts := strings.Split(arg, ",")
 	model := parts[0]
 	if strings.Contains(model, "=") {
@@ -91,6 +92,12 @@ func searchConfig(arg string) (arena.SearchConfig, error) {
 			cfg.Nodes = n
 		case k == "depth":
 			cfg.Depth = int(n)
+		case k == "nodevcf": // tuning: VCF nodes at interior nodes (1 = off)
+			cfg.Engine.NodeVCF = int(n - 1)
+		case k == "leafvcf": // tuning: VCF nodes at the horizon (1 = off)
+			cfg.Engine.LeafVCF = int(n - 1)
+		case k == "prior": // tuning: least depth left for the learned prior
+			cfg.PriorDepth = int(n)
 		default:
 			return cfg, fmt.Errorf("unknown option %q (want nodes=N or depth=D)", o)
 		}
