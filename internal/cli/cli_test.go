@@ -150,7 +150,7 @@ func TestReadLinesStops(t *testing.T) {
 	}
 	cancel()
 	pw.Write([]byte("two\n")) // returns once the reader has read it
-	for s := range l.C {       // ends: the reader does not read again
+	for s := range l.C {      // ends: the reader does not read again
 		if s != "two" {
 			t.Errorf("line %q after the context was done", s)
 		}
