@@ -3,6 +3,7 @@ package arena
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"ocvist/gomoku"
@@ -22,8 +23,14 @@ type Config struct {
 	// returned after it loses the game on time.
 	Turn time.Duration
 	// Progress, if set, is called after every game with the game and the
-	// running totals. It must not keep r past the call's return.
+	// running totals, on the caller's goroutine, games in index order. It
+	// must not keep r past the call's return.
 	Progress func(g *Game, r *Result)
+	// SPRT, if set, ends the match as soon as the test decides, checked
+	// after every complete pair of games.
+	SPRT *SPRT
+	// Concurrency is how many games MatchFactories plays at once; 0 means 1.
+	Concurrency int
 }
 
 func (c Config) options() gomoku.Options {
@@ -89,6 +96,8 @@ type Result struct {
 	ABlack, AWhite Tally
 	MaxTime        [2]time.Duration // the longest move of A and of B
 	Games          []Game
+	Decision       Decision // the SPRT's verdict (Undecided without one)
+	LLR            float64  // the SPRT's log-likelihood ratio
 }
 
 // Score is A's score in [0, 1]: (wins + draws/2) / games; NaN with no games.
@@ -103,6 +112,14 @@ func (r *Result) Elo() (elo, low, high float64) {
 }
 
 func (r *Result) add(g *Game) {
+	for j, d := range g.Times {
+		black := (g.Book+j)%2 == 0
+		k := 1
+		if black == g.ABlack {
+			k = 0
+		}
+		r.MaxTime[k] = max(r.MaxTime[k], d)
+	}
 	r.Total.add(g)
 	if g.ABlack {
 		r.ABlack.add(g)
@@ -114,40 +131,178 @@ func (r *Result) add(g *Game) {
 
 // Match plays cfg.Games games between a and b (see the package
 // documentation for pairing) and returns the result. It stops early when
-// ctx is done, returning the games finished so far and ctx's error. It
-// fails before the first game if the configuration or an opening is
-// invalid. It does not Close the agents.
+// ctx is done, returning the games finished so far and ctx's error, or
+// when cfg.SPRT decides. It fails before the first game if the
+// configuration or an opening is invalid. It does not Close the agents.
+// Games are played one at a time (cfg.Concurrency is for MatchFactories).
 func Match(ctx context.Context, a, b Agent, cfg Config) (*Result, error) {
+	cfg.Concurrency = 1
+	ka, kb := kept{a}, kept{b}
+	return MatchFactories(ctx, func(int) (Agent, error) { return ka, nil }, func(int) (Agent, error) { return kb, nil }, cfg)
+}
+
+// kept is an agent that the match must not close (Match's caller owns it).
+type kept struct{ Agent }
+
+func (kept) Close() error { return nil }
+
+// Factory returns the agent that plays game i of a match. To make a
+// parallel match's games independent of which worker plays them, give
+// each game a fresh agent whose seed derives from i.
+type Factory func(game int) (Agent, error)
+
+// MatchFactories is Match with agents made per game by newA and newB, up
+// to cfg.Concurrency games at once; every agent made is closed after its
+// game (the names come from the agents for game 0). Results are added, Progress called and
+// the SPRT checked in game order, on the caller's goroutine; when the
+// SPRT decides, the games already started are finished and counted.
+// The workers are done when MatchFactories returns.
+func MatchFactories(ctx context.Context, newA, newB Factory, cfg Config) (*Result, error) {
 	if cfg.Games == 0 {
 		cfg.Games = 2
 	}
 	if cfg.Games < 0 {
 		return nil, fmt.Errorf("match: %d games", cfg.Games)
 	}
+	if cfg.SPRT != nil {
+		if err := cfg.SPRT.Validate(); err != nil {
+			return nil, fmt.Errorf("match: %w", err)
+		}
+	}
 	for i, o := range cfg.Openings {
 		if _, err := o.Board(cfg.options()); err != nil {
 			return nil, fmt.Errorf("match: opening %d: %w", i+1, err)
 		}
 	}
-	r := &Result{A: a.Name(), B: b.Name()}
+	a0, err := newA(0)
+	if err != nil {
+		return nil, err
+	}
+	b0, err := newB(0)
+	if err != nil {
+		return nil, err
+	}
+	r := &Result{A: a0.Name(), B: b0.Name()}
+	a0.Close()
+	b0.Close()
+	workers := min(max(cfg.Concurrency, 1), cfg.Games)
+	if workers == 1 {
+		return r, r.sequential(ctx, newA, newB, cfg)
+	}
+	return r, r.parallel(ctx, newA, newB, cfg, workers)
+}
+
+// sequential plays the games one after another on this goroutine.
+func (r *Result) sequential(ctx context.Context, newA, newB Factory, cfg Config) error {
 	for i := range cfg.Games {
 		if err := ctx.Err(); err != nil {
-			return r, err
+			return err
 		}
-		g, err := playGame(ctx, a, b, cfg, i, r)
+		g, err := playFresh(ctx, newA, newB, cfg, i)
 		if err != nil {
-			return r, err
+			return err
 		}
-		r.add(g)
-		if cfg.Progress != nil {
-			cfg.Progress(g, r)
+		if r.record(g, cfg) {
+			break
 		}
 	}
-	return r, nil
+	return nil
+}
+
+// record adds a finished game, reports it and runs the SPRT; it reports
+// whether the test has decided.
+func (r *Result) record(g *Game, cfg Config) bool {
+	r.add(g)
+	if cfg.Progress != nil {
+		cfg.Progress(g, r)
+	}
+	if cfg.SPRT == nil || g.Index%2 == 0 {
+		return false
+	}
+	r.Decision, r.LLR = cfg.SPRT.Decide(r.Pentanomial())
+	return r.Decision != Undecided
+}
+
+type played struct {
+	g   *Game
+	err error
+}
+
+// parallel plays the games on workers goroutines, each game with fresh
+// agents, and records them in index order.
+func (r *Result) parallel(ctx context.Context, newA, newB Factory, cfg Config, workers int) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	next := make(chan int)
+	done := make(chan played)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				g, err := playFresh(ctx, newA, newB, cfg, i)
+				done <- played{g, err}
+			}
+		}()
+	}
+	pending := map[int]*Game{}
+	sent, recorded, running := 0, 0, 0
+	var firstErr error
+	stop := false
+	for sent < cfg.Games && !stop || running > 0 {
+		var send chan int
+		if sent < cfg.Games && !stop && firstErr == nil {
+			send = next
+		}
+		if send == nil && running == 0 {
+			break
+		}
+		select {
+		case send <- sent:
+			sent++
+			running++
+		case pl := <-done:
+			running--
+			if pl.err != nil {
+				if firstErr == nil {
+					firstErr = pl.err
+				}
+				continue
+			}
+			pending[pl.g.Index] = pl.g
+			for g, ok := pending[recorded]; ok; g, ok = pending[recorded] {
+				delete(pending, recorded)
+				recorded++
+				stop = r.record(g, cfg) || stop
+			}
+		}
+	}
+	close(next)
+	wg.Wait()
+	if firstErr == nil {
+		firstErr = ctx.Err()
+	}
+	return firstErr
+}
+
+// playFresh plays game i with agents made for it and closes them.
+func playFresh(ctx context.Context, newA, newB Factory, cfg Config, i int) (*Game, error) {
+	a, err := newA(i)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Close()
+	b, err := newB(i)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	return playGame(ctx, a, b, cfg, i)
 }
 
 // playGame plays game i. It returns an error only when ctx is done.
-func playGame(ctx context.Context, a, b Agent, cfg Config, i int, r *Result) (*Game, error) {
+func playGame(ctx context.Context, a, b Agent, cfg Config, i int) (*Game, error) {
 	g := &Game{Index: i, Opening: -1, ABlack: i%2 == 0}
 	opening := Opening{Moves: []gomoku.Point{gomoku.Center}}
 	if len(cfg.Openings) > 0 {
@@ -162,27 +317,25 @@ func playGame(ctx context.Context, a, b Agent, cfg Config, i int, r *Result) (*G
 		black, white = b, a
 	}
 	g.Black, g.White = black.Name(), white.Name()
-	agentOf := func(c gomoku.Player) (Agent, int) {
+	agentOf := func(c gomoku.Player) Agent {
 		if (c == gomoku.Black) == g.ABlack {
-			return a, 0
+			return a
 		}
-		return b, 1
+		return b
 	}
 	for _, c := range [2]gomoku.Player{gomoku.Black, gomoku.White} {
-		ag, _ := agentOf(c)
+		ag := agentOf(c)
 		if err := ag.NewGame(cfg.Rule); err != nil {
 			return forfeit(g, c, "error: new game: "+err.Error()), nil
 		}
 	}
 	for !board.Over() {
 		side := board.ToMove()
-		ag, k := agentOf(side)
-		p, d, err := timedMove(ctx, ag, board, cfg.Turn)
+		p, d, err := timedMove(ctx, agentOf(side), board, cfg.Turn)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		g.Times = append(g.Times, d)
-		r.MaxTime[k] = max(r.MaxTime[k], d)
 		switch {
 		case cfg.Turn > 0 && d > cfg.Turn: // before err: a late agent's error is its deadline's
 			return forfeit(g, side, fmt.Sprintf("time: %v over the %v turn limit", d-cfg.Turn, cfg.Turn)), nil

@@ -21,18 +21,18 @@ func (s *Set) Add(p Point) { s[p>>6] |= 1 << (p & 63) }
 func (s *Set) Remove(p Point) { s[p>>6] &^= 1 << (p & 63) }
 
 // Has reports whether p is in the set.
-func (s *Set) Has(p Point) bool { return s[p>>6]&(1<<(p&63)) != 0 }
+func (s Set) Has(p Point) bool { return s[p>>6]&(1<<(p&63)) != 0 }
 
 // Len is the number of points in the set.
-func (s *Set) Len() int {
+func (s Set) Len() int {
 	return bits.OnesCount64(s[0]) + bits.OnesCount64(s[1]) + bits.OnesCount64(s[2]) + bits.OnesCount64(s[3])
 }
 
 // Empty reports whether the set has no points.
-func (s *Set) Empty() bool { return s[0]|s[1]|s[2]|s[3] == 0 }
+func (s Set) Empty() bool { return s[0]|s[1]|s[2]|s[3] == 0 }
 
 // First returns the lowest point of the set, or NoPoint if it is empty.
-func (s *Set) First() Point {
+func (s Set) First() Point {
 	for w, word := range s {
 		if word != 0 {
 			return Point(w*64 + bits.TrailingZeros64(word))
@@ -41,12 +41,12 @@ func (s *Set) First() Point {
 	return NoPoint
 }
 
-// All yields the points of the set in increasing order. The set is read
-// once, when the iteration starts, so the loop body may change it.
-func (s *Set) All() iter.Seq[Point] {
-	c := *s
+// All yields the points of the set in increasing order. The set is a
+// value, copied when All is called, so the loop body may change the
+// original.
+func (s Set) All() iter.Seq[Point] {
 	return func(yield func(Point) bool) {
-		for w, word := range c {
+		for w, word := range s {
 			for ; word != 0; word &= word - 1 {
 				if !yield(Point(w*64 + bits.TrailingZeros64(word))) {
 					return
@@ -58,7 +58,7 @@ func (s *Set) All() iter.Seq[Point] {
 
 // AppendTo appends the points of the set to dst in increasing order and
 // returns it.
-func (s *Set) AppendTo(dst []Point) []Point {
+func (s Set) AppendTo(dst []Point) []Point {
 	for p := range s.All() {
 		dst = append(dst, p)
 	}

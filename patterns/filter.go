@@ -108,13 +108,31 @@ func decided(res Result, l Level, attack bool, set gomoku.Set) Result {
 // (counter-fours). When no single cell stops every threat the game is
 // lost; the cells that stop some are returned instead.
 func (p *Position) defend(res Result, side gomoku.Player) Result {
-	opp := side.Other()
-	kill, any := p.killers(opp, side)
+	return decided(res, Trivial2nd, false, p.Defences(side))
+}
+
+// Defences returns side's answers to the opponent's two-five-point threats
+// (its open threes and the like): the cells where side's stone leaves the
+// opponent no cell that makes two five-points, plus side's four-making
+// moves (counter-fours). When no single cell stops every threat, the
+// cells that stop some are returned with the fours instead. pos is used
+// for look-ahead and restored. It is the filter's Trivial2nd defence and
+// the search's move set in such positions.
+func (p *Position) Defences(side gomoku.Player) gomoku.Set {
+	kill, any := p.killers(side.Other(), side)
 	set := kill
 	if set.Empty() {
 		set = any
 	}
-	return decided(res, Trivial2nd, false, set.Union(p.sets[side-1][MakesFour]))
+	return set.Union(p.sets[side-1][MakesFour])
+}
+
+// Killers returns the cells where a stone of side leaves the opponent no
+// cell that makes two five-points (nor a five-point), empty when no single
+// cell does. pos is used for look-ahead and restored.
+func (p *Position) Killers(side gomoku.Player) gomoku.Set {
+	kill, _ := p.killers(side.Other(), side)
+	return kill
 }
 
 // killers returns the cells where a stone of def leaves att no cell that

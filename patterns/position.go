@@ -47,6 +47,9 @@ type Position struct {
 	cnt   [gomoku.NumCells][2]uint16   // per cell, side-1: sum of shapeCount over the directions
 	flags [gomoku.NumCells][2]uint8    // bit per Class, per side-1
 	sets  [2][numClasses]gomoku.Set
+	// shapes counts, per side-1 and Shape, the (empty cell, direction)
+	// pairs whose code is that Shape: the histogram behind ShapeCounts.
+	shapes [2][NumShapes]int32
 }
 
 // lineStep is the point delta of one step along each direction.
@@ -75,6 +78,7 @@ func (p *Position) Reset(b *gomoku.Board) {
 	p.cnt = [gomoku.NumCells][2]uint16{}
 	p.flags = [gomoku.NumCells][2]uint8{}
 	p.sets = [2][numClasses]gomoku.Set{}
+	p.shapes = [2][NumShapes]int32{}
 	for q := gomoku.Point(0); q < gomoku.NumCells; q++ {
 		if p.b.At(q) == gomoku.Empty {
 			for d := range gomoku.Dirs {
@@ -99,6 +103,10 @@ func (p *Position) Play(q gomoku.Point) error { return p.Put(q, p.b.ToMove()) }
 func (p *Position) Put(q gomoku.Point, c gomoku.Player) error {
 	if err := p.b.Put(q, c); err != nil {
 		return err
+	}
+	for d := range 4 {
+		p.shapes[0][p.code[q][d][0]]--
+		p.shapes[1][p.code[q][d][1]]--
 	}
 	p.code[q] = [4][2]Shape{}
 	p.cnt[q] = [2]uint16{}
@@ -153,11 +161,15 @@ func (p *Position) set(q gomoku.Point, d int, bl, wh, wall uint32) {
 	code := &p.code[q][d]
 	if ob := code[0]; sb != ob {
 		code[0] = sb
+		p.shapes[0][ob]--
+		p.shapes[0][sb]++
 		p.cnt[q][0] += shapeCount[sb] - shapeCount[ob]
 		p.setFlags(q, 0, classOf[p.cnt[q][0]])
 	}
 	if ow := code[1]; sw != ow {
 		code[1] = sw
+		p.shapes[1][ow]--
+		p.shapes[1][sw]++
 		p.cnt[q][1] += shapeCount[sw] - shapeCount[ow]
 		p.setFlags(q, 1, classOf[p.cnt[q][1]])
 	}
@@ -193,12 +205,12 @@ const (
 )
 
 var (
-	shapeCount [numShapes]uint16
+	shapeCount [NumShapes]uint16
 	classOf    [1 << 12]uint8
 )
 
 func init() {
-	for s := range numShapes {
+	for s := range NumShapes {
 		switch sh := Shape(s); {
 		case sh == Five:
 			shapeCount[s] = cntFive
@@ -245,6 +257,21 @@ func (p *Position) Has(q gomoku.Point, c Class, side gomoku.Player) bool {
 
 // Count is the number of cells in class c for side.
 func (p *Position) Count(c Class, side gomoku.Player) int { return p.sets[side-1][c].Len() }
+
+// ShapeCounts returns, for side, how many (empty cell, direction) pairs
+// have each Shape: index s counts the directions in which a stone of side
+// would make Shape s. Counts of None are offset (stones' cells count as
+// None until placed) and carry no meaning. Kept incrementally by Put and
+// Undo; the search's evaluation is a weighted sum of them.
+func (p *Position) ShapeCounts(side gomoku.Player) *[NumShapes]int32 { return &p.shapes[side-1] }
+
+// Codes returns the shapes a stone would make at empty cell q, per
+// direction and side-1 (all None on a stone).
+func (p *Position) Codes(q gomoku.Point) [4][2]Shape { return p.code[q] }
+
+// Flags returns the Class bits of empty cell q for side: bit c is set when
+// q is in class c.
+func (p *Position) Flags(q gomoku.Point, side gomoku.Player) uint8 { return p.flags[q][side-1] }
 
 // Set returns the cells of class c for side.
 func (p *Position) Set(c Class, side gomoku.Player) gomoku.Set { return p.sets[side-1][c] }
@@ -329,6 +356,13 @@ func (p *Position) Check() error {
 	}
 	if r.sets != p.sets {
 		return fmt.Errorf("patterns: class sets differ from rebuilt")
+	}
+	for i := range p.shapes {
+		for sh := Two; sh < NumShapes; sh++ {
+			if r.shapes[i][sh] != p.shapes[i][sh] {
+				return fmt.Errorf("patterns: side %d has %d %v codes, rebuilt %d", i+1, p.shapes[i][sh], sh, r.shapes[i][sh])
+			}
+		}
 	}
 	return p.b.Verify()
 }

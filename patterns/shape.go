@@ -24,15 +24,16 @@ const (
 	StraightFour       // .SSSS. with both ends five-points
 	Five               // a winning line under the rule
 	Overline           // Standard only: six or more in a row, which does not win
-	numShapes
+	// NumShapes is the number of shapes (for tables indexed by Shape).
+	NumShapes
 )
 
-var shapeNames = [numShapes]string{"none", "two", "closed-three", "broken-three", "open-three",
+var shapeNames = [NumShapes]string{"none", "two", "closed-three", "broken-three", "open-three",
 	"four", "double-four", "straight-four", "five", "overline"}
 
 // String is the shape's name, e.g. "open-three".
 func (s Shape) String() string {
-	if s < numShapes {
+	if s < NumShapes {
 		return shapeNames[s]
 	}
 	return "shape?"
@@ -52,7 +53,7 @@ func (s Shape) Wins() bool { return s == DoubleFour || s == StraightFour || s ==
 // class groups shapes into strength classes: a defence point lowers the
 // class, a gain point raises it.
 func (s Shape) class() int {
-	return [numShapes]int{0, 1, 2, 3, 3, 4, 5, 5, 6, 0}[s]
+	return [NumShapes]int{0, 1, 2, 3, 3, 4, 5, 5, 6, 0}[s]
 }
 
 // Line keys. A window (own, blocked) of gomoku.WindowBits bits around an

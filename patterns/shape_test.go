@@ -62,7 +62,7 @@ func TestShapesAgainstNaive(t *testing.T) {
 }
 
 func checkShapesAgainstNaive(t *testing.T, rule gomoku.Rule, perRule int) {
-	var seen [numShapes]int
+	var seen [NumShapes]int
 	var cand []gomoku.Point
 	{
 		rng := rand.New(rand.NewPCG(3, uint64(rule)))

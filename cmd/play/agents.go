@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -11,11 +12,12 @@ import (
 	"ocvist/data"
 	"ocvist/forest"
 	"ocvist/patterns"
+	"ocvist/search"
 )
 
 // defaultAgent is the opponent of play terminal and the engine of play
-// gomocup when -agent is not given: the shipped forest policy.
-const defaultAgent = "forest"
+// gomocup when -agent is not given: the search over the shipped forest.
+const defaultAgent = "search"
 
 // agentEnv is what an agent may need besides its name.
 type agentEnv struct {
@@ -24,48 +26,99 @@ type agentEnv struct {
 	log  io.Writer     // an external engine's stderr; nil discards it
 }
 
-const agentHelp = "random, patterns, forest[:MODEL] or engine:COMMAND"
+const agentHelp = "random, patterns, forest[:MODEL], search[:MODEL|none][,nodes=N][,depth=D] or engine:COMMAND"
 
 // newAgent builds the agent named by spec.
 func newAgent(spec string, env agentEnv) (arena.Agent, error) {
+	mk, err := agentMaker(spec, env)
+	if err != nil {
+		return nil, err
+	}
+	return mk(env.seed)
+}
+
+// agentMaker parses spec once (loading any model) and returns a function
+// that makes such an agent with a given seed, for matches that give every
+// game its own agents.
+func agentMaker(spec string, env agentEnv) (func(seed uint64) (arena.Agent, error), error) {
 	name, arg, _ := strings.Cut(spec, ":")
 	switch name {
 	case "random":
-		if arg != "" {
-			break
+		if arg == "" {
+			return func(seed uint64) (arena.Agent, error) { return arena.NewRandom(seed), nil }, nil
 		}
-		return arena.NewRandom(env.seed), nil
 	case "patterns":
-		if arg != "" {
-			break
+		if arg == "" {
+			return func(seed uint64) (arena.Agent, error) { return arena.NewPatterns(seed, patterns.Config{}), nil }, nil
 		}
-		return arena.NewPatterns(env.seed, patterns.Config{}), nil
 	case "forest":
-		return newForestAgent(arg, env)
+		m, err := loadModel(arg)
+		if err != nil {
+			return nil, fmt.Errorf("agent %s: %w", spec, err)
+		}
+		return func(seed uint64) (arena.Agent, error) { return arena.NewForest(m, "forest", 0, seed) }, nil
+	case "search":
+		cfg, err := searchConfig(arg)
+		if err != nil {
+			return nil, fmt.Errorf("agent %s: %w", spec, err)
+		}
+		return func(uint64) (arena.Agent, error) { return arena.NewSearch(cfg) }, nil
 	case "engine":
 		if strings.TrimSpace(arg) == "" {
 			return nil, fmt.Errorf("agent %q: want engine:COMMAND", spec)
 		}
-		return startExternal(arg, env.turn, env.log)
+		return func(uint64) (arena.Agent, error) { return startExternal(arg, env.turn, env.log) }, nil
 	}
 	return nil, fmt.Errorf("unknown agent %q (want %s)", spec, agentHelp)
 }
 
-// newForestAgent loads the learned policy from the model file path, or
-// the shipped model (embedded, package data) when path is empty. It plays
-// its best move.
-func newForestAgent(path string, env agentEnv) (arena.Agent, error) {
-	var (
-		m   *forest.Model
-		err error
-	)
-	if path == "" {
-		m, err = forest.Load(bytes.NewReader(data.Model))
+// searchConfig reads search's argument: a model file, "none" (no learned
+// prior) or nothing (the shipped model), then nodes=N and depth=D options,
+// comma-separated.
+func searchConfig(arg string) (arena.SearchConfig, error) {
+	cfg := arena.SearchConfig{Name: "search", Engine: search.DefaultConfig()}
+	parts := strings.Split(arg, ",")
+	model := parts[0]
+	if strings.Contains(model, "=") {
+		model, parts = "", append([]string{""}, parts...)
+	}
+	for _, o := range parts[1:] {
+		k, v, _ := strings.Cut(o, "=")
+		n, err := strconv.ParseInt(v, 10, 64)
+		switch {
+		case err != nil || n < 1:
+			return cfg, fmt.Errorf("option %q: want nodes=N or depth=D with N, D >= 1", o)
+		case k == "nodes":
+			cfg.Nodes = n
+		case k == "depth":
+			cfg.Depth = int(n)
+		case k == "nodevcf": // tuning: VCF nodes at interior nodes (1 = off)
+			cfg.Engine.NodeVCF = int(n - 1)
+		case k == "leafvcf": // tuning: VCF nodes at the horizon (1 = off)
+			cfg.Engine.LeafVCF = int(n - 1)
+		case k == "prior": // tuning: least depth left for the learned prior
+			cfg.PriorDepth = int(n)
+		default:
+			return cfg, fmt.Errorf("unknown option %q (want nodes=N or depth=D)", o)
+		}
+	}
+	if model != "none" {
+		m, err := loadModel(model)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Model = m
 	} else {
-		m, err = forest.LoadFile(path)
+		cfg.Name = "search-none"
 	}
-	if err != nil {
-		return nil, fmt.Errorf("agent forest: %w", err)
+	return cfg, nil
+}
+
+// loadModel loads the model file path, or the shipped model (embedded,
+// package data) when path is empty.
+func loadModel(path string) (*forest.Model, error) {
+	if path == "" {
+		return forest.Load(bytes.NewReader(data.Model))
 	}
-	return arena.NewForest(m, "forest", 0, env.seed)
+	return forest.LoadFile(path)
 }

@@ -7,10 +7,13 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"ocvist/arena"
 	"ocvist/gomoku"
+	"ocvist/internal/splitmix"
 )
 
 const matchDoc = `usage: play match -a AGENT -b AGENT [flags]
@@ -41,6 +44,12 @@ type matchConfig struct {
 	Save     string
 	JSON     bool
 	Log      bool
+	// Generate > 0 replaces the opening file by that many generated
+	// balanced openings (arena.GenerateOpenings) from GenSeed.
+	Generate    int
+	GenSeed     uint64
+	SPRT        string // "ELO0,ELO1": stop when the test decides
+	Concurrency int
 }
 
 const defaultOpenings = "data/openings/piskvork-15.txt"
@@ -59,6 +68,10 @@ func runMatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&c.Save, "save", "", "write the games to this SGF file")
 	fs.BoolVar(&c.JSON, "json", false, "print the summary as one JSON object")
 	fs.BoolVar(&c.Log, "engine-log", false, "copy external engines' stderr to stderr")
+	fs.IntVar(&c.Generate, "generate", 0, "play from this many generated balanced openings instead of -openings (each twice, colours swapped)")
+	fs.Uint64Var(&c.GenSeed, "gen-seed", 1, "seed of the generated openings")
+	fs.StringVar(&c.SPRT, "sprt", "", `"ELO0,ELO1": stop as soon as an SPRT (alpha = beta = 0.05, on game pairs) decides between A being ELO0 or ELO1 stronger`)
+	fs.IntVar(&c.Concurrency, "concurrency", 1, "games played at once (each game gets fresh agents, seeded from -seed and the game's index)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -66,17 +79,52 @@ func runMatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if c.Concurrency > 1 {
+		return c.runParallel(ctx, cfg, stdout, stderr)
+	}
 	a, b, err := c.agents(stderr)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 	defer b.Close()
-	cfg.Progress = func(g *arena.Game, r *arena.Result) {
+	cfg.Progress = c.progress(stderr)
+	r, err := arena.Match(ctx, a, b, cfg)
+	return c.report(r, err, cfg, stdout, stderr)
+}
+
+// runParallel plays the match with c.Concurrency games at once, each game
+// with fresh agents seeded from -seed and its index.
+func (c *matchConfig) runParallel(ctx context.Context, cfg arena.Config, stdout, stderr io.Writer) error {
+	env := agentEnv{turn: time.Duration(c.TurnMS) * time.Millisecond}
+	if c.Log {
+		env.log = stderr
+	}
+	mkA, err := agentMaker(c.A, env)
+	if err != nil {
+		return err
+	}
+	mkB, err := agentMaker(c.B, env)
+	if err != nil {
+		return err
+	}
+	cfg.Concurrency = c.Concurrency
+	cfg.Progress = c.progress(stderr)
+	newA := func(i int) (arena.Agent, error) { return mkA(splitmix.Derive(c.Seed, 0, uint64(i))) }
+	newB := func(i int) (arena.Agent, error) { return mkB(splitmix.Derive(c.Seed, 1, uint64(i))) }
+	r, err := arena.MatchFactories(ctx, newA, newB, cfg)
+	return c.report(r, err, cfg, stdout, stderr)
+}
+
+func (c *matchConfig) progress(stderr io.Writer) func(*arena.Game, *arena.Result) {
+	return func(g *arena.Game, r *arena.Result) {
 		t := r.Total
 		fmt.Fprintf(stderr, "\rgame %d/%d: %s %d, %s %d, draws %d ", t.Games(), c.Games, r.A, t.AWins, r.B, t.BWins, t.Draws)
 	}
-	r, err := arena.Match(ctx, a, b, cfg)
+}
+
+// report saves and prints what the match played.
+func (c *matchConfig) report(r *arena.Result, err error, cfg arena.Config, stdout, stderr io.Writer) error {
 	if r == nil || len(r.Games) == 0 {
 		if err != nil {
 			return fmt.Errorf("match: %w", err)
@@ -94,12 +142,12 @@ func runMatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	if c.JSON {
-		if jerr := writeJSON(stdout, &c, cfg.Rule, r); jerr != nil {
+		if jerr := writeJSON(stdout, c, cfg.Rule, r); jerr != nil {
 			return jerr
 		}
 		return err
 	}
-	writeSummary(stdout, &c, cfg, r)
+	writeSummary(stdout, c, cfg, r)
 	return err
 }
 
@@ -120,12 +168,40 @@ func (c *matchConfig) arenaConfig() (arena.Config, error) {
 		return cfg, fmt.Errorf("match: %w", err)
 	}
 	cfg = arena.Config{Rule: rule, MaxPly: c.MaxPly, Games: c.Games, Turn: time.Duration(c.TurnMS) * time.Millisecond}
-	if c.Openings != "" {
+	switch {
+	case c.Generate < 0:
+		return cfg, fmt.Errorf("match: -generate %d is negative", c.Generate)
+	case c.Concurrency < 1:
+		return cfg, fmt.Errorf("match: -concurrency %d: want at least 1", c.Concurrency)
+	case c.Generate > 0:
+		if cfg.Openings, err = arena.GenerateOpenings(c.GenSeed, c.Generate, rule); err != nil {
+			return cfg, fmt.Errorf("match: %w", err)
+		}
+	case c.Openings != "":
 		if cfg.Openings, err = arena.ReadOpeningsFile(c.Openings); err != nil {
 			return cfg, fmt.Errorf("match: %w (run from the repository root, or pass -openings)", err)
 		}
 	}
+	if c.SPRT != "" {
+		t, err := parseSPRT(c.SPRT)
+		if err != nil {
+			return cfg, fmt.Errorf("match: -sprt: %w", err)
+		}
+		cfg.SPRT = &t
+	}
 	return cfg, nil
+}
+
+// parseSPRT reads "ELO0,ELO1".
+func parseSPRT(s string) (arena.SPRT, error) {
+	a, b, ok := strings.Cut(s, ",")
+	e0, err0 := strconv.ParseFloat(strings.TrimSpace(a), 64)
+	e1, err1 := strconv.ParseFloat(strings.TrimSpace(b), 64)
+	if !ok || err0 != nil || err1 != nil {
+		return arena.SPRT{}, fmt.Errorf("%q: want ELO0,ELO1, e.g. 0,20", s)
+	}
+	t := arena.SPRT{Elo0: e0, Elo1: e1, Alpha: 0.05, Beta: 0.05}
+	return t, t.Validate()
 }
 
 func (c *matchConfig) agents(stderr io.Writer) (a, b arena.Agent, err error) {
@@ -174,7 +250,10 @@ func forfeits(r *arena.Result) (a, b int) {
 
 func writeSummary(w io.Writer, c *matchConfig, cfg arena.Config, r *arena.Result) {
 	openings := "h8 (no opening set)"
-	if c.Openings != "" {
+	switch {
+	case c.Generate > 0:
+		openings = fmt.Sprintf("%d generated (seed %d)", len(cfg.Openings), c.GenSeed)
+	case c.Openings != "":
 		openings = fmt.Sprintf("%s (%d)", c.Openings, len(cfg.Openings))
 	}
 	fmt.Fprintf(w, "A = %s, B = %s: %d games, %s, openings %s, seed %d, %d ms per move\n",
@@ -189,6 +268,15 @@ func writeSummary(w io.Writer, c *matchConfig, cfg arena.Config, r *arena.Result
 	elo, lo, hi := r.Elo()
 	fmt.Fprintf(w, "score of A: %.1f%%; Elo A-B: %s (95%% interval %s to %s)\n",
 		100*r.Score(), fmtElo(elo), fmtElo(lo), fmtElo(hi))
+	p := r.Pentanomial()
+	if ps, lo, hi, n := arena.PairScore(p); n > 0 {
+		fmt.Fprintf(w, "pairs: %d, pentanomial (A scores 0, ½, 1, 1½, 2) %v; pair score %.1f%% (95%% interval %.1f%% to %.1f%%)\n",
+			n, p, 100*ps, 100*lo, 100*hi)
+	}
+	if cfg.SPRT != nil {
+		lo, hi := cfg.SPRT.Bounds()
+		fmt.Fprintf(w, "SPRT elo0 %g, elo1 %g: LLR %.2f (bounds %.2f, %.2f): %v\n", cfg.SPRT.Elo0, cfg.SPRT.Elo1, r.LLR, lo, hi, r.Decision)
+	}
 	fa, fb := forfeits(r)
 	fmt.Fprintf(w, "forfeits: A %d, B %d; longest move: A %s, B %s\n", fa, fb, fmtDur(r.MaxTime[0]), fmtDur(r.MaxTime[1]))
 }
@@ -236,6 +324,9 @@ type matchJSON struct {
 	BForfeit int         `json:"b_forfeits"`
 	AMaxMS   float64     `json:"a_max_move_ms"`
 	BMaxMS   float64     `json:"b_max_move_ms"`
+	Penta    [5]int      `json:"pentanomial"`
+	SPRT     string      `json:"sprt,omitempty"`
+	LLR      float64     `json:"llr"`
 }
 
 func writeJSON(w io.Writer, c *matchConfig, rule gomoku.Rule, r *arena.Result) error {
@@ -247,6 +338,10 @@ func writeJSON(w io.Writer, c *matchConfig, rule gomoku.Rule, r *arena.Result) e
 		ABlack: r.ABlack, AWhite: r.AWhite, Score: r.Score(),
 		Elo: finite(elo), EloLow: finite(lo), EloHigh: finite(hi), AForfeit: fa, BForfeit: fb,
 		AMaxMS: float64(r.MaxTime[0].Microseconds()) / 1000, BMaxMS: float64(r.MaxTime[1].Microseconds()) / 1000,
+		Penta: r.Pentanomial(), LLR: r.LLR,
+	}
+	if c.SPRT != "" {
+		out.SPRT = r.Decision.String()
 	}
 	enc := json.NewEncoder(w)
 	return enc.Encode(out)

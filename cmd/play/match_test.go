@@ -77,7 +77,7 @@ func TestEngineMatchesInProcess(t *testing.T) {
 				case "random":
 					return arena.NewRandom(seed)
 				case "forest": // the shipped model, as the engine loads it
-					a, err := newForestAgent("", agentEnv{seed: seed})
+					a, err := newAgent("forest", agentEnv{seed: seed})
 					if err != nil {
 						t.Fatal(err)
 					}

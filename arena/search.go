@@ -1,0 +1,170 @@
+package arena
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"ocvist/forest"
+	"ocvist/gomoku"
+	"ocvist/patterns"
+	"ocvist/search"
+)
+
+// SearchConfig configures a Search agent.
+type SearchConfig struct {
+	Name   string        // shown in results; "" means "search"
+	Engine search.Config // zero: search.DefaultConfig()
+	// Nodes and Depth bound every move (deterministic play); with neither,
+	// the move's time comes from its context's deadline (the arena's turn
+	// limit, the Gomocup engine's budget), or one second without one.
+	Nodes int64
+	Depth int
+	// Model, if set, ranks moves for the search (a learned prior) at the
+	// root and at nodes with at least PriorDepth plies left (0 means 4).
+	Model      *forest.Model
+	PriorDepth int
+	HintNodes  int64 // the node budget of Rank (hints); 0 means 300,000
+}
+
+// Search plays the alpha-beta engine of package search.
+type Search struct {
+	cfg  SearchConfig
+	s    *search.Searcher
+	pos  patterns.Position
+	last search.Result
+}
+
+// NewSearch returns a Search agent.
+func NewSearch(cfg SearchConfig) (*Search, error) {
+	if cfg.Name == "" {
+		cfg.Name = "search"
+	}
+	if cfg.Engine.Width == nil {
+		cfg.Engine = search.DefaultConfig()
+	}
+	a := &Search{cfg: cfg, s: search.New(cfg.Engine)}
+	if cfg.Model != nil {
+		pr, err := newForestPrior(cfg.Model)
+		if err != nil {
+			return nil, err
+		}
+		depth := cfg.PriorDepth
+		if depth == 0 {
+			depth = 4
+		}
+		a.s.SetPrior(pr, depth)
+	}
+	return a, nil
+}
+
+// Name is the configured name.
+func (a *Search) Name() string { return a.cfg.Name }
+
+// NewGame forgets the previous game's tables.
+func (a *Search) NewGame(gomoku.Rule) error {
+	a.s.Clear()
+	return nil
+}
+
+// Close does nothing.
+func (a *Search) Close() error { return nil }
+
+// Stop ends a running Move at once with its best move so far (Gomocup's
+// YXSTOP); safe from any goroutine.
+func (a *Search) Stop() { a.s.Stop() }
+
+// Last is the result of the last Move or Rank.
+func (a *Search) Last() search.Result { return a.last }
+
+// Move searches within the configured limits or the context's deadline:
+// at most 85% of the time left, no new iteration after 30% of it. A
+// cancelled context stops the search with its best move so far.
+func (a *Search) Move(ctx context.Context, b *gomoku.Board) (gomoku.Point, error) {
+	lim := search.Limits{Nodes: a.cfg.Nodes, Depth: a.cfg.Depth}
+	if lim.Nodes == 0 && lim.Depth == 0 {
+		lim = timeLimits(ctx)
+	}
+	stop := context.AfterFunc(ctx, a.s.Stop)
+	defer stop()
+	res, err := a.search(b, lim)
+	if err != nil {
+		return gomoku.NoPoint, err
+	}
+	return res.Move, nil
+}
+
+func timeLimits(ctx context.Context) search.Limits {
+	now := time.Now()
+	dl, ok := ctx.Deadline()
+	if !ok {
+		dl = now.Add(time.Second)
+	}
+	left := dl.Sub(now)
+	return search.Limits{Deadline: now.Add(left*80/100 - 5*time.Millisecond), Soft: now.Add(left * 30 / 100)}
+}
+
+func (a *Search) search(b *gomoku.Board, lim search.Limits) (search.Result, error) {
+	a.pos.Reset(b)
+	res, err := a.s.Search(&a.pos, lim)
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", a.cfg.Name, err)
+	}
+	a.last = res
+	return res, nil
+}
+
+// Rank searches the position (HintNodes nodes) and lists the root moves
+// best first with their scores; the best move's Level tells why it is
+// played and the line the search expects.
+func (a *Search) Rank(b *gomoku.Board) []Scored {
+	n := a.cfg.HintNodes
+	if n == 0 {
+		n = 300_000
+	}
+	res, err := a.search(b, search.Limits{Nodes: n})
+	if err != nil {
+		return nil
+	}
+	why := res.Reason
+	if len(res.PV) > 1 {
+		why += "; line " + lineText(res.PV)
+	}
+	out := []Scored{{Point: res.Move, Score: float64(res.Score), Level: why}}
+	for _, m := range res.Root {
+		if m.Move != res.Move {
+			out = append(out, Scored{Point: m.Move, Score: float64(m.Score), Level: "searched"})
+		}
+	}
+	return out
+}
+
+func lineText(pv []gomoku.Point) string {
+	s := make([]string, len(pv))
+	for i, p := range pv {
+		s[i] = p.String()
+	}
+	return strings.Join(s, " ")
+}
+
+// forestPrior ranks moves with a forest policy for the search.
+type forestPrior struct {
+	pol *forest.Policy
+	res patterns.Result
+}
+
+func newForestPrior(m *forest.Model) (*forestPrior, error) {
+	pol, err := forest.NewPolicy(m, forest.DefaultPolicyConfig, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &forestPrior{pol: pol}, nil
+}
+
+// Scores runs the filter for the features it needs (the filter restores
+// pos) and the forest on every move.
+func (f *forestPrior) Scores(pos *patterns.Position, moves []gomoku.Point, out []float64) {
+	f.res = patterns.Filter(pos, pos.Board().ToMove(), patterns.Config{}, f.res)
+	copy(out, f.pol.Scores(pos, &f.res, nil, moves))
+}

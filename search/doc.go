@@ -1,0 +1,42 @@
+// Package search is Ocvist's engine: threat-space search (VCF, VCT) and an
+// iterative-deepening principal-variation alpha-beta with a transposition
+// table, over the incremental shapes of package patterns.
+//
+// # Use
+//
+//	s := search.New(search.DefaultConfig())
+//	res, err := s.Search(pos, search.Limits{Nodes: 20000}) // or Deadline, Depth
+//	pos.Play(res.Move)
+//
+// Search works on the caller's patterns.Position and restores it before it
+// returns. A Searcher keeps its transposition table between calls (a game's
+// positions share much); Clear forgets it. Stop, safe from any goroutine,
+// ends a running search at once with the best move of the last finished
+// iteration (Gomocup's YXSTOP).
+//
+// # What it does
+//
+// At the root: a five, a forced block, an open four, then a VCF (victory by
+// continuous fours, patterns.VCF) and a VCT (continuous fours and threes,
+// every defence of the opponent tried, counter-fours included) are tried
+// first, each returning a winning line. Then alpha-beta, depth 1, 2, ...:
+// every node ends the game or narrows the moves from the threat classes
+// kept by patterns.Position — our five wins; their five-point must be
+// blocked (a chain of such blocks extends the search); our open-four point
+// wins; their open threes (two-five-point cells) leave only the cells that
+// stop all of them and our counter-fours; otherwise the cells near stones,
+// ranked by a pattern score (what a stone there makes for us plus what it
+// takes from the opponent), the best few by depth. A VCF is tried wherever
+// the side to move has a four to make. Scores are from the side to move's
+// view: Mate-n for a win n plies away, -(Mate-n) for a loss; otherwise a
+// weighted sum of both sides' shape counts (Position.ShapeCounts).
+//
+// # Determinism
+//
+// A search bounded by Nodes or Depth is deterministic: the same position,
+// limits and table contents give the same result. Deadlines and Stop are
+// not (they depend on the machine). Tests use node and depth limits only.
+//
+// The package never prints, exits or starts goroutines; randomness it has
+// none. A Searcher is used by one goroutine at a time, except Stop.
+package search

@@ -1,0 +1,636 @@
+package search
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"ocvist/gomoku"
+	"ocvist/patterns"
+)
+
+// Config tunes a Searcher. Start from DefaultConfig.
+type Config struct {
+	TTBits int // log2 of the transposition table's buckets (4 entries, 48 bytes each); 0 means 18 (12 MiB)
+	// Width is how many moves a node at a given remaining depth keeps,
+	// best-ranked first: Width[d] for depth d (the last entry for deeper
+	// nodes). The root keeps RootWidth. Forced move sets (blocks, the
+	// defences against an open three) are never cut.
+	Width     []int
+	RootWidth int
+	// NodeVCF and LeafVCF bound the VCF tried at interior nodes and at the
+	// horizon, in VCF nodes; 0 disables it there. RootVCF and RootVCT
+	// bound the threat-space searches at the root.
+	NodeVCF, LeafVCF int
+	RootVCF, RootVCT int
+	VCTDepth         int // attacking moves of the root VCT; 0 means 10
+	NoLMR            bool
+	NoExtensions     bool // no forced-block extension beyond the horizon
+	Weights          Weights
+}
+
+// DefaultConfig is the engine's tuned configuration.
+func DefaultConfig() Config {
+	return Config{
+		TTBits:    18,
+		Width:     []int{1, 7, 8, 10, 11, 12, 13, 14},
+		RootWidth: 24,
+		NodeVCF:   300, LeafVCF: 60,
+		RootVCF: 50000, RootVCT: 40000,
+		VCTDepth: 10,
+		Weights:  DefaultWeights(),
+	}
+}
+
+// Prior ranks candidate moves with a learned policy: Scores writes one
+// score per move into out (higher is better, in [0, 1]). It is consulted
+// at the root and at nodes with at least PriorDepth plies left, where it
+// is blended into the pattern ranking; it may be slow (microseconds a
+// move). It must not change pos.
+type Prior interface {
+	Scores(pos *patterns.Position, moves []gomoku.Point, out []float64)
+}
+
+// Value estimates the chance that the side to move wins (in [0, 1]); the
+// evaluation adds ValueScale·(v − ½). It must not change pos.
+type Value interface {
+	Value(pos *patterns.Position) float64
+}
+
+// Limits bound one search. Zero fields mean no limit; with none at all the
+// search runs to MaxDepth.
+type Limits struct {
+	Depth    int       // deepest iteration
+	Nodes    int64     // stop once this many nodes are searched (deterministic)
+	Deadline time.Time // hard: abort the running iteration
+	Soft     time.Time // start no new iteration after this
+	// RootExact searches every root move with a full window, so Root
+	// holds exact scores for all of them (the learning loop's teacher
+	// needs them; it costs nodes).
+	RootExact bool
+}
+
+// threatNodesPerMS is a safe (low) estimate of the threat searches' speed,
+// for turning time into node budgets.
+const threatNodesPerMS = 400
+
+// MaxDepth is the deepest iteration.
+const MaxDepth = 60
+
+// RootMove is a root move and its score from the last finished iteration:
+// exact for the best move (and for all with Limits.RootExact), otherwise
+// an upper bound.
+type RootMove struct {
+	Move  gomoku.Point
+	Score int
+}
+
+// Result is what Search found.
+type Result struct {
+	Move    gomoku.Point
+	Score   int // from the mover's view; see IsMate
+	Depth   int // last finished iteration (0 when a threat search decided)
+	Nodes   int64
+	PV      []gomoku.Point
+	Root    []RootMove // best first
+	Reason  string     // why the move: "makes five", "VCF win in 7", "blocks the four", "search depth 9" …
+	Elapsed time.Duration
+	TTHits  float64 // the table's hit rate in this search
+}
+
+// ErrGameOver is returned for a finished game.
+var ErrGameOver = errors.New("search: the game is over")
+
+const (
+	maxPly   = 128
+	maxMoves = gomoku.NumCells
+)
+
+type scored struct {
+	p     gomoku.Point
+	score int32
+}
+
+// Searcher is an engine instance: configuration, tables and scratch. Use
+// one per goroutine; Stop may be called from any goroutine.
+type Searcher struct {
+	cfg        Config
+	tt         *table
+	vcf        *patterns.VCFTable
+	vct        vctSearch
+	prior      Prior
+	priorDepth int
+	priorBuf   []float64
+	value      Value
+	valueScale float64
+
+	pos       *patterns.Position
+	root      int // stones at the root
+	nodes     int64
+	nextCheck int64 // nodes at which pvs next polls timeUp
+	lim       Limits
+	stop      atomic.Bool
+	aborted   bool
+	timed     bool
+	moves     [maxPly][maxMoves]scored
+	pv        [maxPly + 1][maxPly + 1]gomoku.Point
+	pvLen     [maxPly + 1]int
+	killers   [maxPly][2]gomoku.Point
+	history   [2][gomoku.NumCells]int32
+	vcfLine   [2 * 64]gomoku.Point
+	rootMv    []scored
+	rootSc    []int
+	pointBuf  []gomoku.Point
+}
+
+// New returns a Searcher with cfg (see DefaultConfig).
+func New(cfg Config) *Searcher {
+	if cfg.TTBits == 0 {
+		cfg.TTBits = 18
+	}
+	if len(cfg.Width) == 0 {
+		cfg.Width = DefaultConfig().Width
+	}
+	if cfg.RootWidth == 0 {
+		cfg.RootWidth = DefaultConfig().RootWidth
+	}
+	if cfg.VCTDepth == 0 {
+		cfg.VCTDepth = 10
+	}
+	return &Searcher{cfg: cfg, tt: newTable(cfg.TTBits), vcf: patterns.NewVCFTable(16)}
+}
+
+// SetPrior makes the search rank moves with p at the root and at nodes
+// with at least depth plies left (nil removes it).
+func (s *Searcher) SetPrior(p Prior, depth int) { s.prior, s.priorDepth = p, depth }
+
+// SetValue adds scale·(v − ½) of the value model v to every evaluation
+// (nil removes it).
+func (s *Searcher) SetValue(v Value, scale float64) { s.value, s.valueScale = v, scale }
+
+// Clear forgets the transposition tables and move statistics (a new game).
+func (s *Searcher) Clear() {
+	s.tt.clear()
+	s.vcf.Clear()
+	s.history = [2][gomoku.NumCells]int32{}
+}
+
+// Stop ends a running search as soon as possible; the result is the best
+// move of the last finished iteration. Safe from any goroutine. The next
+// Search starts afresh.
+func (s *Searcher) Stop() { s.stop.Store(true) }
+
+// Search finds a move for the side to move on pos within lim. pos is
+// searched in place and restored before return. It fails only on a
+// finished game.
+func (s *Searcher) Search(pos *patterns.Position, lim Limits) (Result, error) {
+	b := pos.Board()
+	if b.Over() {
+		return Result{}, ErrGameOver
+	}
+	start := time.Now()
+	s.pos, s.root, s.lim, s.nodes, s.nextCheck, s.aborted = pos, b.Stones(), lim, 0, 0, false
+	s.timed = !lim.Deadline.IsZero()
+	s.stop.Store(false)
+	s.tt.newSearch()
+	s.tt.probes, s.tt.hits = 0, 0
+	s.killers = [maxPly][2]gomoku.Point{}
+	for i := range s.history {
+		for j := range s.history[i] {
+			s.history[i][j] >>= 2
+		}
+	}
+	res, ok := s.decided()
+	if !ok {
+		res = s.iterate()
+	}
+	res.Nodes = s.nodes
+	res.Elapsed = time.Since(start)
+	if s.tt.probes > 0 {
+		res.TTHits = float64(s.tt.hits) / float64(s.tt.probes)
+	}
+	return res, nil
+}
+
+// decided settles the root by rule or by a threat search when it can.
+func (s *Searcher) decided() (Result, bool) {
+	p, b := s.pos, s.pos.Board()
+	me := b.ToMove()
+	opp := me.Other()
+	switch {
+	case b.Stones() == 0:
+		return Result{Move: gomoku.Center, Reason: "opens in the centre"}, true
+	case !p.Set(patterns.MakesFive, me).Empty():
+		q := p.Set(patterns.MakesFive, me).First()
+		return Result{Move: q, Score: Mate - 1, PV: []gomoku.Point{q}, Reason: "makes five"}, true
+	case p.Count(patterns.MakesFive, opp) >= 1:
+		q := p.Set(patterns.MakesFive, opp).First()
+		r := Result{Move: q, PV: []gomoku.Point{q}, Reason: "blocks the four at " + q.String()}
+		if p.Count(patterns.MakesFive, opp) >= 2 {
+			r.Score, r.Reason = -(Mate - 2), "blocks one of two five-points: lost"
+		}
+		return r, true
+	case !p.Set(patterns.MakesWin, me).Empty():
+		q := p.Set(patterns.MakesWin, me).First()
+		return Result{Move: q, Score: Mate - 3, PV: []gomoku.Point{q}, Reason: "makes an open four"}, true
+	}
+	vcfNodes, vctNodes := s.cfg.RootVCF, s.cfg.RootVCT
+	if s.lim.Nodes > 0 { // keep node-limited searches within their budget
+		vcfNodes, vctNodes = min(vcfNodes, int(s.lim.Nodes/4)), min(vctNodes, int(s.lim.Nodes/4))
+	}
+	if s.timed { // and timed ones within a quarter of their time (VCF cannot be stopped)
+		n := int(max(time.Until(s.lim.Deadline).Milliseconds(), 1)) * threatNodesPerMS / 4
+		vcfNodes, vctNodes = min(vcfNodes, n), min(vctNodes, n)
+	}
+	if vcfNodes > 0 && !p.Set(patterns.MakesFour, me).Empty() {
+		line, ok, n := patterns.VCF(p, me, patterns.Limits{MaxNodes: vcfNodes, MaxDepth: 30, Table: s.vcf})
+		s.nodes += int64(n)
+		if ok {
+			return Result{Move: line[0], Score: Mate - len(line), PV: line,
+				Reason: fmt.Sprintf("wins by continuous fours (VCF) in %d", len(line))}, true
+		}
+	}
+	if vctNodes > 0 {
+		line, ok, n := s.vct.run(p, me, s.cfg.VCTDepth, vctNodes, s.vcf, s.timeUp)
+		s.nodes += int64(n)
+		if ok {
+			return Result{Move: line[0], Score: Mate - len(line), PV: line,
+				Reason: fmt.Sprintf("wins by continuous threats (VCT) in %d", len(line))}, true
+		}
+	}
+	return Result{}, false
+}
+
+// iterate runs the iterative deepening and returns the last finished
+// iteration's result.
+func (s *Searcher) iterate() Result {
+	me := s.pos.Board().ToMove()
+	s.rootMoves(me)
+	best := Result{Move: s.rootMv[0].p, Score: 0, Reason: "ranked first (no iteration finished)"}
+	maxD := MaxDepth
+	if s.lim.Depth > 0 {
+		maxD = min(s.lim.Depth, MaxDepth)
+	}
+	for d := 1; d <= maxD; d++ {
+		score := s.searchRoot(d)
+		if s.aborted {
+			break
+		}
+		best = s.rootResult(d, score)
+		if IsMate(score) || len(s.rootMv) == 1 && d >= 2 {
+			break
+		}
+		if !s.lim.Soft.IsZero() && time.Now().After(s.lim.Soft) {
+			break
+		}
+	}
+	return best
+}
+
+// rootMoves lists the root's moves, best-ranked first.
+func (s *Searcher) rootMoves(me gomoku.Player) {
+	ms := s.generate(0, 99, me, s.cfg.RootWidth, gomoku.NoPoint)
+	s.rootMv = append(s.rootMv[:0], ms...)
+	s.rootSc = s.rootSc[:0]
+	for range s.rootMv {
+		s.rootSc = append(s.rootSc, -Inf)
+	}
+}
+
+// searchRoot searches every root move at depth d, reorders them by score
+// (stable) and returns the best score.
+func (s *Searcher) searchRoot(d int) int {
+	p := s.pos
+	alpha := -Inf
+	for i, m := range s.rootMv {
+		p.Play(m.p)
+		s.nodes++
+		var sc int
+		if i == 0 || s.lim.RootExact {
+			sc = -s.pvs(d-1, 1, -Inf, -alpha)
+			if s.lim.RootExact {
+				sc = -s.pvs(d-1, 1, -Inf, Inf)
+			}
+		} else {
+			sc = -s.pvs(d-1, 1, -alpha-1, -alpha)
+			if sc > alpha && !s.aborted {
+				sc = -s.pvs(d-1, 1, -Inf, -alpha)
+			}
+		}
+		p.Undo()
+		if s.aborted {
+			return alpha
+		}
+		s.rootSc[i] = sc
+		if sc > alpha {
+			alpha = sc
+			s.pv[0][0] = m.p
+			copy(s.pv[0][1:], s.pv[1][1:s.pvLen[1]])
+			s.pvLen[0] = max(s.pvLen[1], 1)
+		}
+	}
+	// stable insertion sort by score, best first
+	for i := 1; i < len(s.rootMv); i++ {
+		for j := i; j > 0 && s.rootSc[j] > s.rootSc[j-1]; j-- {
+			s.rootSc[j], s.rootSc[j-1] = s.rootSc[j-1], s.rootSc[j]
+			s.rootMv[j], s.rootMv[j-1] = s.rootMv[j-1], s.rootMv[j]
+		}
+	}
+	return alpha
+}
+
+func (s *Searcher) rootResult(d, score int) Result {
+	r := Result{Move: s.rootMv[0].p, Score: score, Depth: d, PV: append([]gomoku.Point(nil), s.pv[0][:s.pvLen[0]]...)}
+	if len(r.PV) == 0 || r.PV[0] != r.Move {
+		r.PV = []gomoku.Point{r.Move}
+	}
+	for i, m := range s.rootMv {
+		r.Root = append(r.Root, RootMove{Move: m.p, Score: s.rootSc[i]})
+	}
+	switch n := MatePlies(score); {
+	case n > 0:
+		r.Reason = fmt.Sprintf("wins in %d (search depth %d)", n, d)
+	case n < 0:
+		r.Reason = fmt.Sprintf("every move loses, in %d at best (search depth %d)", -n, d)
+	default:
+		r.Reason = fmt.Sprintf("search depth %d, score %+d", d, score)
+	}
+	return r
+}
+
+// timeUp reports whether the search must stop now (Stop, the node limit
+// or the deadline); it sets aborted.
+func (s *Searcher) timeUp() bool {
+	if s.aborted {
+		return true
+	}
+	if s.stop.Load() || (s.lim.Nodes > 0 && s.nodes >= s.lim.Nodes) ||
+		(s.timed && time.Now().After(s.lim.Deadline)) {
+		s.aborted = true
+	}
+	return s.aborted
+}
+
+// pvs is the principal-variation alpha-beta: the score of the position
+// for the side to move, depth plies left, ply plies from the root. Hot:
+// guarded by BenchmarkSearch.
+func (s *Searcher) pvs(depth, ply int, alpha, beta int) int {
+	s.pvLen[ply] = ply
+	if s.nodes >= s.nextCheck {
+		s.nextCheck = s.nodes + 256
+		if s.lim.Nodes > 0 {
+			s.nextCheck = min(s.nextCheck, s.lim.Nodes)
+		}
+		if s.timeUp() {
+			return 0
+		}
+	}
+	p, b := s.pos, s.pos.Board()
+	if b.Winner() != gomoku.Empty {
+		return -(Mate - ply)
+	}
+	if b.Over() || ply >= maxPly-1 {
+		return 0
+	}
+	me := b.ToMove()
+	opp := me.Other()
+	if !p.Set(patterns.MakesFive, me).Empty() {
+		return Mate - ply - 1
+	}
+	nf := p.Count(patterns.MakesFive, opp)
+	switch {
+	case nf >= 2:
+		return -(Mate - ply - 2)
+	case nf == 0 && !p.Set(patterns.MakesWin, me).Empty():
+		return Mate - ply - 3
+	}
+	alpha, beta = max(alpha, -(Mate-ply)), min(beta, Mate-ply-1)
+	if alpha >= beta {
+		return alpha
+	}
+	h := b.Hash()
+	ttMove := gomoku.NoPoint
+	if e, ok := s.tt.probe(h); ok {
+		ttMove = e.move
+		if int(e.depth) >= depth {
+			sc := fromTT(int(e.score), ply)
+			bound := e.flags & boundExact
+			if bound == boundExact || bound == boundLower && sc >= beta || bound == boundUpper && sc <= alpha {
+				return sc
+			}
+		}
+	}
+	if depth <= 0 && (nf == 0 || s.cfg.NoExtensions) {
+		return s.leaf(me, ply)
+	}
+	if depth > 0 && s.cfg.NodeVCF > 0 && nf == 0 && !p.Set(patterns.MakesFour, me).Empty() {
+		if n, ok := s.vcfWin(me, s.cfg.NodeVCF); ok {
+			sc := Mate - ply - n
+			s.tt.store(h, toTT(sc, ply), depth, boundExact, gomoku.NoPoint)
+			return sc
+		}
+	}
+	width := s.width(depth)
+	moves := s.generate(ply, depth, me, width, ttMove)
+	alphaOrig, best, bestMove := alpha, -Inf, gomoku.NoPoint
+	forced := nf == 1
+	for i, m := range moves {
+		nd := depth - 1
+		if forced && !s.cfg.NoExtensions && ply < maxPly-8 {
+			nd = depth // a forced block costs no depth
+		}
+		red := 0
+		if !s.cfg.NoLMR && depth >= 3 && i >= 3 && m.score < lmrQuiet && len(moves) > 4 {
+			red = 1
+			if i >= 8 && depth >= 5 {
+				red = 2
+			}
+		}
+		p.Play(m.p)
+		s.nodes++
+		var sc int
+		if i == 0 {
+			sc = -s.pvs(nd, ply+1, -beta, -alpha)
+		} else {
+			sc = -s.pvs(nd-red, ply+1, -alpha-1, -alpha)
+			if sc > alpha && red > 0 && !s.aborted {
+				sc = -s.pvs(nd, ply+1, -alpha-1, -alpha)
+			}
+			if sc > alpha && sc < beta && !s.aborted {
+				sc = -s.pvs(nd, ply+1, -beta, -alpha)
+			}
+		}
+		p.Undo()
+		if s.aborted {
+			return 0
+		}
+		if sc > best {
+			best, bestMove = sc, m.p
+			if sc > alpha {
+				alpha = sc
+				s.pv[ply][ply] = m.p
+				copy(s.pv[ply][ply+1:], s.pv[ply+1][ply+1:s.pvLen[ply+1]])
+				s.pvLen[ply] = max(s.pvLen[ply+1], ply+1)
+				if alpha >= beta {
+					s.cutoff(ply, depth, me, m.p)
+					break
+				}
+			}
+		}
+	}
+	if len(moves) == 0 {
+		return 0 // no move: a full board is caught above; be safe
+	}
+	bound := boundExact
+	switch {
+	case best <= alphaOrig:
+		bound = boundUpper
+	case best >= beta:
+		bound = boundLower
+	}
+	s.tt.store(h, toTT(best, ply), depth, bound, bestMove)
+	return best
+}
+
+// lmrQuiet: moves ranked below this make no three or four and block none;
+// only those are reduced.
+const lmrQuiet = 40
+
+// leaf is the horizon: a VCF for the side to move if it has fours, else
+// the static evaluation.
+func (s *Searcher) leaf(me gomoku.Player, ply int) int {
+	if s.cfg.LeafVCF > 0 && !s.pos.Set(patterns.MakesFour, me).Empty() &&
+		s.pos.Count(patterns.MakesFive, me.Other()) == 0 {
+		if n, ok := s.vcfWin(me, s.cfg.LeafVCF); ok {
+			return Mate - ply - n
+		}
+	}
+	return s.evaluate(me)
+}
+
+// vcfWin runs a bounded VCF for me and returns the line's length in plies.
+func (s *Searcher) vcfWin(me gomoku.Player, nodes int) (int, bool) {
+	line, ok, n := patterns.VCF(s.pos, me, patterns.Limits{MaxNodes: nodes, MaxDepth: 16, Table: s.vcf, Line: s.vcfLine[:0]})
+	s.nodes += int64(n)
+	return len(line), ok
+}
+
+func (s *Searcher) width(depth int) int {
+	w := s.cfg.Width
+	return w[min(max(depth, 0), len(w)-1)]
+}
+
+// cutoff records a move that refuted the node.
+func (s *Searcher) cutoff(ply, depth int, me gomoku.Player, q gomoku.Point) {
+	if k := &s.killers[ply]; k[0] != q {
+		k[1], k[0] = k[0], q
+	}
+	h := &s.history[me-1][q]
+	*h = min(*h+int32(depth*depth), 1<<20)
+}
+
+// generate lists the moves of the node at ply for me: the forced set when
+// there is one (a block, the defences against open threes), otherwise the
+// best width cells near stones by pattern score (ties in point order, so
+// the set depends on the position only). The kept moves are then ordered:
+// the TT move, killers and history first among equals. Hot.
+func (s *Searcher) generate(ply, depth int, me gomoku.Player, width int, ttMove gomoku.Point) []scored {
+	p := s.pos
+	opp := me.Other()
+	buf := s.moves[ply][:0]
+	switch {
+	case p.Count(patterns.MakesFive, opp) > 0:
+		buf = append(buf, scored{p.Set(patterns.MakesFive, opp).First(), 1 << 20})
+	case !p.Set(patterns.MakesWin, opp).Empty():
+		def := p.Defences(me)
+		for q := range def.All() {
+			buf = append(buf, scored{q, s.moveScore(q, me)})
+		}
+		sortScored(buf)
+	default:
+		cands := p.Board().CandidateSet()
+		for q := range cands.All() {
+			buf = topInsert(buf, scored{q, s.moveScore(q, me)}, width)
+		}
+	}
+	if s.prior != nil && (ply == 0 || depth >= s.priorDepth) && len(buf) > 1 {
+		s.applyPrior(buf)
+	}
+	s.order(buf, ply, me, ttMove)
+	return buf
+}
+
+// topInsert keeps buf sorted by score, best first, at most width long.
+func topInsert(buf []scored, m scored, width int) []scored {
+	n := len(buf)
+	if n == width {
+		if m.score <= buf[n-1].score {
+			return buf
+		}
+		n--
+	} else {
+		buf = buf[:n+1]
+	}
+	i := n
+	for i > 0 && buf[i-1].score < m.score {
+		buf[i] = buf[i-1]
+		i--
+	}
+	buf[i] = m
+	return buf
+}
+
+func sortScored(buf []scored) {
+	for i := 1; i < len(buf); i++ {
+		for j := i; j > 0 && buf[j].score > buf[j-1].score; j-- {
+			buf[j], buf[j-1] = buf[j-1], buf[j]
+		}
+	}
+}
+
+// order moves the TT move first and lets killers and history break
+// nearly-equal pattern scores. It changes the order, never the set.
+func (s *Searcher) order(buf []scored, ply int, me gomoku.Player, ttMove gomoku.Point) {
+	k := s.killers[ply]
+	key := func(m scored) int64 {
+		v := int64(m.score) << 16
+		switch m.p {
+		case ttMove:
+			v += 1 << 46
+		case k[0]:
+			v += 1 << 15
+		case k[1]:
+			v += 1 << 14
+		}
+		return v + int64(min(s.history[me-1][m.p], 1<<13))
+	}
+	for i := 1; i < len(buf); i++ {
+		m := buf[i]
+		km := key(m)
+		j := i
+		for j > 0 && key(buf[j-1]) < km {
+			buf[j] = buf[j-1]
+			j--
+		}
+		buf[j] = m
+	}
+}
+
+// applyPrior blends the learned prior into the pattern scores of buf (up
+// to a tenth of the score range of a three), then re-sorts.
+func (s *Searcher) applyPrior(buf []scored) {
+	s.pointBuf = s.pointBuf[:0]
+	for _, m := range buf {
+		s.pointBuf = append(s.pointBuf, m.p)
+	}
+	s.priorBuf = append(s.priorBuf[:0], make([]float64, len(buf))...)
+	s.prior.Scores(s.pos, s.pointBuf, s.priorBuf)
+	for i := range buf {
+		buf[i].score += int32(priorWeight * s.priorBuf[i])
+	}
+	sortScored(buf)
+}
+
+// priorWeight is what a prior of 1 adds to a move's pattern score.
+const priorWeight = 60

@@ -1,0 +1,156 @@
+package search
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"ocvist/gomoku"
+	"ocvist/patterns"
+)
+
+// randomPositions returns n unfinished positions of 6 to 40 stones from
+// seeded play among the filter's candidates (so threats are common).
+func randomPositions(seed uint64, n, lo, hi int) []*patterns.Position {
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	var out []*patterns.Position
+	var res patterns.Result
+	for len(out) < n {
+		pos := patterns.NewPosition(gomoku.Options{})
+		stop := lo + rng.IntN(hi-lo+1)
+		for pos.Board().Stones() < stop && !pos.Board().Over() {
+			res = patterns.Filter(pos, pos.Board().ToMove(), patterns.Config{NoMiniForce: true}, res)
+			if rng.IntN(4) == 0 && pos.Board().Stones() > 0 { // some plain radius moves, for quieter positions
+				c := pos.Board().Candidates(nil)
+				res.Moves = c
+			}
+			if pos.Play(res.Moves[rng.IntN(len(res.Moves))]) != nil {
+				break
+			}
+		}
+		if !pos.Board().Over() {
+			out = append(out, pos)
+		}
+	}
+	return out
+}
+
+// twinConfig switches off everything that may change a value rather than
+// the order of the moves: reductions, extensions, the VCF probes and the
+// root threat searches. Widths stay: they depend on the position only.
+func twinConfig() Config {
+	c := DefaultConfig()
+	c.NoLMR, c.NoExtensions = true, true
+	c.NodeVCF, c.LeafVCF, c.RootVCF, c.RootVCT = 0, 0, 0, 0
+	c.Width = []int{1, 5, 6, 7}
+	c.RootWidth = 8
+	c.TTBits = 12 // small: replacements and collisions of the bucket index happen
+	return c
+}
+
+// minimax is the slow twin of pvs: the same end rules, moves and
+// evaluation, every move searched with no window and no table.
+func minimax(s *Searcher, depth, ply int) int {
+	p, b := s.pos, s.pos.Board()
+	if b.Winner() != gomoku.Empty {
+		return -(Mate - ply)
+	}
+	if b.Over() || ply >= maxPly-1 {
+		return 0
+	}
+	me := b.ToMove()
+	opp := me.Other()
+	if !p.Set(patterns.MakesFive, me).Empty() {
+		return Mate - ply - 1
+	}
+	nf := p.Count(patterns.MakesFive, opp)
+	switch {
+	case nf >= 2:
+		return -(Mate - ply - 2)
+	case nf == 0 && !p.Set(patterns.MakesWin, me).Empty():
+		return Mate - ply - 3
+	}
+	if depth <= 0 {
+		return s.evaluate(me)
+	}
+	moves := append([]scored(nil), s.generate(ply, depth, me, s.width(depth), gomoku.NoPoint)...)
+	best := -Inf
+	for _, m := range moves {
+		p.Play(m.p)
+		best = max(best, -minimax(s, depth-1, ply+1))
+		p.Undo()
+	}
+	return best
+}
+
+// TestAlphaBetaMatchesMinimax: on 2,000+ seeded positions the alpha-beta
+// with its transposition table (kept across the positions, so stale and
+// colliding entries are met) gives exactly the minimax value at depths 1
+// to 3.
+func TestAlphaBetaMatchesMinimax(t *testing.T) {
+	n, want := 2400, 2000
+	if testing.Short() {
+		n, want = 300, 200
+	}
+	s := New(twinConfig())
+	twin := New(twinConfig())
+	checked, mates := 0, 0
+	for i, pos := range randomPositions(1, n, 4, 36) {
+		d := 1 + i%3
+		before := pos.Board().String()
+		res, err := s.Search(pos, Limits{Depth: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pos.Board().String() != before {
+			t.Fatalf("position %d: search did not restore the board", i)
+		}
+		if res.Depth == 0 {
+			continue // decided by rule at the root (a five, a block, an open four)
+		}
+		twin.pos = pos
+		twin.rootMoves(pos.Board().ToMove())
+		want := -Inf
+		for _, m := range twin.rootMv {
+			pos.Play(m.p)
+			want = max(want, -minimax(twin, res.Depth-1, 1))
+			pos.Undo()
+		}
+		if res.Score != want {
+			t.Fatalf("position %d depth %d:\n%s\nalpha-beta %d, minimax %d", i, res.Depth, pos.Board(), res.Score, want)
+		}
+		if IsMate(want) {
+			mates++
+		}
+		checked++
+	}
+	t.Logf("%d positions compared (%d with mate scores)", checked, mates)
+	if checked < want {
+		t.Fatalf("only %d of %d positions reached the alpha-beta, want %d", checked, n, want)
+	}
+}
+
+// TestNodeLimitDeterministic: node-limited searches repeat exactly, from a
+// fresh searcher each time.
+func TestNodeLimitDeterministic(t *testing.T) {
+	for i, pos := range randomPositions(2, 40, 10, 40) {
+		var first Result
+		for k := range 2 {
+			s := New(DefaultConfig())
+			res, err := s.Search(pos, Limits{Nodes: 3000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Elapsed = 0
+			if k == 0 {
+				first = res
+				continue
+			}
+			if res.Move != first.Move || res.Score != first.Score || res.Nodes != first.Nodes || res.Depth != first.Depth {
+				t.Fatalf("position %d: %+v then %+v", i, first, res)
+			}
+		}
+		if first.Nodes > 3000+3000/4*2+200 {
+			t.Errorf("position %d: %d nodes for a 3000-node limit", i, first.Nodes)
+		}
+	}
+}

@@ -1,0 +1,224 @@
+package search
+
+import (
+	"ocvist/gomoku"
+	"ocvist/patterns"
+)
+
+// vctSearch proves a victory by continuous threats: the attacker moves
+// only fours and threes (or the forced block of a defender's four), the
+// defender tries every answer that could matter — against a four the
+// block, against a three every cell that stops all of the attacker's
+// open-four points plus every counter-four (patterns.Position.Defences) —
+// and the attacker must win against all of them. Proven attacker nodes
+// remember their move, so a winning line can be read back afterwards.
+// Depth counts the attacker's threat moves; forced blocks and counter-four
+// answers are free (each uses up a stone, so chains end).
+type vctSearch struct {
+	pos      *patterns.Position
+	a, d     gomoku.Player
+	nodes    int
+	maxNodes int
+	stop     func() bool
+	cut      bool
+	noVCF    bool // tests: threes and fours only, no VCF shortcut
+	vcf      *patterns.VCFTable
+	win      map[uint64]gomoku.Point // attacker node → its winning move (vcfMark: a VCF wins)
+	fail     map[uint64]int          // attacker node → depth known not to win
+	bufs     [64][]gomoku.Point
+	vcfLine  [128]gomoku.Point
+}
+
+// vcfMark marks an attacker node won by a VCF (read back by running it).
+const vcfMark = gomoku.Point(254)
+
+// vctVCFNodes bounds each VCF tried inside the VCT.
+const vctVCFNodes = 2000
+
+// run searches a VCT for side on pos within depth threat moves and
+// maxNodes nodes; stop, if not nil, is polled. It returns the line
+// (attacker and defender moves alternating, ending in a five; the
+// defender's moves are one of its best tries) and the nodes used.
+func (v *vctSearch) run(pos *patterns.Position, side gomoku.Player, depth, maxNodes int, vcf *patterns.VCFTable, stop func() bool) ([]gomoku.Point, bool, int) {
+	v.pos, v.a, v.d, v.vcf, v.stop = pos, side, side.Other(), vcf, stop
+	v.nodes, v.maxNodes, v.cut = 0, maxNodes, false
+	if v.win == nil {
+		v.win, v.fail = map[uint64]gomoku.Point{}, map[uint64]int{}
+	}
+	clear(v.win)
+	clear(v.fail)
+	if pos.Board().Over() || !v.attack(min(depth, len(v.bufs)-1)) {
+		return nil, false, v.nodes
+	}
+	return v.line(), true, v.nodes
+}
+
+// attack: the attacker to move; does it win by threats within depth?
+func (v *vctSearch) attack(depth int) bool {
+	if v.nodes >= v.maxNodes || (v.stop != nil && v.nodes&255 == 0 && v.stop()) {
+		v.cut = true
+		return false
+	}
+	v.nodes++
+	p := v.pos
+	h := p.Board().Hash()
+	if f := p.Set(patterns.MakesFive, v.a).First(); f != gomoku.NoPoint {
+		v.win[h] = f
+		return true
+	}
+	switch n := p.Count(patterns.MakesFive, v.d); {
+	case n >= 2:
+		return false
+	case n == 1: // the block is forced; the threats must still stand after it
+		g := p.Set(patterns.MakesFive, v.d).First()
+		if p.Put(g, v.a) != nil {
+			return false
+		}
+		ok := p.Board().Winner() == v.a || v.defend(depth)
+		p.Undo()
+		if ok {
+			v.win[h] = g
+		}
+		return ok
+	}
+	if w := p.Set(patterns.MakesWin, v.a).First(); w != gomoku.NoPoint {
+		v.win[h] = w
+		return true
+	}
+	if depth == 0 {
+		return false
+	}
+	if d, ok := v.fail[h]; ok && d >= depth {
+		return false
+	}
+	if !v.noVCF && !p.Set(patterns.MakesFour, v.a).Empty() {
+		_, ok, n := patterns.VCF(p, v.a, patterns.Limits{MaxNodes: vctVCFNodes, MaxDepth: 20, Table: v.vcf, Line: v.vcfLine[:0]})
+		v.nodes += n
+		if ok {
+			v.win[h] = vcfMark
+			return true
+		}
+	}
+	for _, m := range v.threats(depth) {
+		if p.Put(m, v.a) != nil {
+			continue
+		}
+		ok := v.defend(depth - 1)
+		p.Undo()
+		if ok {
+			v.win[h] = m
+			return true
+		}
+		if v.cut {
+			return false
+		}
+	}
+	v.fail[h] = depth
+	return false
+}
+
+// threats lists the attacker's threat moves: double threats first, then
+// fours, then threes.
+func (v *vctSearch) threats(depth int) []gomoku.Point {
+	p := v.pos
+	four, three := p.Set(patterns.MakesFour, v.a), p.Set(patterns.MakesThree, v.a)
+	double := p.Set(patterns.MakesDouble, v.a)
+	buf := double.AppendTo(v.bufs[depth][:0])
+	buf = four.Minus(double).AppendTo(buf)
+	buf = three.Minus(double).Minus(four).AppendTo(buf)
+	v.bufs[depth] = buf
+	return buf
+}
+
+// defend: the defender to move; does the attacker win whatever it does?
+func (v *vctSearch) defend(depth int) bool {
+	v.nodes++
+	p := v.pos
+	if !p.Set(patterns.MakesFive, v.d).Empty() {
+		return false
+	}
+	var replies gomoku.Set
+	switch n := p.Count(patterns.MakesFive, v.a); {
+	case n >= 2:
+		return true
+	case n == 1:
+		replies.Add(p.Set(patterns.MakesFive, v.a).First())
+	case !p.Set(patterns.MakesWin, v.a).Empty():
+		replies = p.Defences(v.d)
+	default:
+		return false // no threat: the defender is free
+	}
+	for r := range replies.All() {
+		if p.Put(r, v.d) != nil {
+			continue
+		}
+		ok := v.attack(depth)
+		p.Undo()
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// line reads the proven line back from the win table, choosing at each
+// defender node the answer that holds out longest among those it tries
+// first (the block, else the first defence).
+func (v *vctSearch) line() []gomoku.Point {
+	p := v.pos
+	var line []gomoku.Point
+	played := 0
+	defer func() {
+		for range played {
+			p.Undo()
+		}
+	}()
+	for len(line) < 2*gomoku.NumCells {
+		b := p.Board()
+		if b.Winner() != gomoku.Empty {
+			return line
+		}
+		m, ok := p.Set(patterns.MakesFive, v.a).First(), true
+		if m == gomoku.NoPoint {
+			m, ok = v.win[b.Hash()]
+		}
+		if !ok {
+			return nil // a table collision or a bug: no line rather than a wrong one
+		}
+		if m == vcfMark {
+			vl, ok, _ := patterns.VCF(p, v.a, patterns.Limits{MaxNodes: 1 << 20, MaxDepth: 30, Table: v.vcf})
+			if !ok {
+				return nil
+			}
+			return append(line, vl...)
+		}
+		if p.Put(m, v.a) != nil {
+			return nil
+		}
+		played++
+		line = append(line, m)
+		if b.Winner() == v.a {
+			return line
+		}
+		r := v.reply()
+		if r == gomoku.NoPoint || p.Put(r, v.d) != nil {
+			return nil
+		}
+		played++
+		line = append(line, r)
+	}
+	return nil
+}
+
+// reply picks the defender's move when reading a line back: block a
+// five-point, else a defence (the first of Defences), else any stopper.
+func (v *vctSearch) reply() gomoku.Point {
+	p := v.pos
+	if f := p.Set(patterns.MakesFive, v.a).First(); f != gomoku.NoPoint {
+		return f
+	}
+	if !p.Set(patterns.MakesWin, v.a).Empty() {
+		return p.Defences(v.d).First()
+	}
+	return gomoku.NoPoint
+}

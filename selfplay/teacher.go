@@ -1,0 +1,144 @@
+package selfplay
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"ocvist/gomoku"
+	"ocvist/patterns"
+	"ocvist/search"
+)
+
+// TeacherConfig describes the games of the learning loop (DESIGN,
+// "Learning loop v2"): every move is chosen by the search with a node
+// budget, the teacher; the learned models it uses (a prior, a value) are
+// set on the Searcher by the caller.
+//
+// Exploration, so that games differ and the learner sees more than one
+// line: a game starts from one of Openings (drawn at random), and for the
+// first Explore plies after it the move played is drawn uniformly among
+// the teacher's root moves scoring within Margin of the best (never a
+// move the search scored as lost while a better one exists). The sample
+// of such a ply still records the teacher's own choice. After Explore
+// plies the teacher's move is played.
+type TeacherConfig struct {
+	Rule     gomoku.Rule
+	Radius   int // candidate radius (1..gomoku.MaxRadius; 0 = 2)
+	MaxPly   int // a game with this many stones is a draw; 0 = full board
+	Nodes    int64
+	Explore  int
+	Margin   int
+	Openings [][]gomoku.Point
+}
+
+// Validate checks the configuration.
+func (c TeacherConfig) Validate() error {
+	sc := Config{Rule: c.Rule, Radius: c.Radius, MaxPly: c.MaxPly, Openings: c.Openings}
+	if err := sc.Validate(); err != nil {
+		return err
+	}
+	if c.Nodes < 100 {
+		return fmt.Errorf("selfplay: teacher nodes %d: want at least 100", c.Nodes)
+	}
+	if c.Explore < 0 || c.Margin < 0 {
+		return fmt.Errorf("selfplay: teacher explore %d and margin %d must not be negative", c.Explore, c.Margin)
+	}
+	return nil
+}
+
+// TeacherGame is one game of the learning loop: every stone, the opening's
+// first, and for every ply after the opening the teacher's choice and its
+// score. Samples derive the training samples from it.
+type TeacherGame struct {
+	Moves   []gomoku.Point // every stone in play order
+	Book    int            // how many of Moves came from the opening
+	Teacher []gomoku.Point // per ply after the book: the teacher's move
+	Scores  []int16        // per ply after the book: its score for the mover (search units, clamped)
+	Winner  gomoku.Player  // Empty for a draw
+}
+
+// Teacher plays TeacherGames. It owns a Searcher (set its models with
+// Searcher()) and is used by one goroutine.
+type Teacher struct {
+	cfg TeacherConfig
+	s   *search.Searcher
+	pos *patterns.Position
+	buf []search.RootMove
+}
+
+// NewTeacher returns a Teacher with the search configured by scfg. cfg
+// must be valid.
+func NewTeacher(cfg TeacherConfig, scfg search.Config) *Teacher {
+	opts := gomoku.Options{Rule: cfg.Rule, Radius: cfg.Radius, MaxPly: cfg.MaxPly}
+	return &Teacher{cfg: cfg, s: search.New(scfg), pos: patterns.NewPosition(opts)}
+}
+
+// Searcher is the teacher's search, for SetPrior and SetValue.
+func (t *Teacher) Searcher() *search.Searcher { return t.s }
+
+// Play plays one game; randomness (the opening, the exploration) comes
+// only from rng, and the search is node-limited, so a seed gives a game.
+func (t *Teacher) Play(rng *rand.Rand) TeacherGame {
+	empty := gomoku.New(t.pos.Board().Options())
+	t.pos.Reset(empty)
+	t.s.Clear()
+	var g TeacherGame
+	if len(t.cfg.Openings) == 0 {
+		t.pos.Play(gomoku.Center)
+	} else {
+		for _, p := range t.cfg.Openings[rng.IntN(len(t.cfg.Openings))] {
+			t.pos.Play(p)
+		}
+	}
+	b := t.pos.Board()
+	g.Book = b.Stones()
+	for ply := 0; !b.Over(); ply++ {
+		explore := ply < t.cfg.Explore // exact root scores to choose among
+		res, err := t.s.Search(t.pos, search.Limits{Nodes: t.cfg.Nodes, RootExact: explore})
+		if err != nil {
+			panic("selfplay: teacher search: " + err.Error()) // b.Over() was checked: a bug
+		}
+		play := res.Move
+		if explore {
+			play = t.explore(res, rng)
+		}
+		g.Teacher = append(g.Teacher, res.Move)
+		g.Scores = append(g.Scores, int16(max(min(res.Score, 32000), -32000)))
+		if err := t.pos.Play(play); err != nil {
+			panic(fmt.Sprintf("selfplay: teacher chose %v: %v", play, err))
+		}
+	}
+	g.Moves = append([]gomoku.Point(nil), b.History()...)
+	g.Winner = b.Winner()
+	return g
+}
+
+// explore draws the move to play among the root moves within Margin of
+// the best score. Moves the search proved lost are kept out unless all are.
+func (t *Teacher) explore(res search.Result, rng *rand.Rand) gomoku.Point {
+	if len(res.Root) < 2 || search.IsMate(res.Score) {
+		return res.Move
+	}
+	t.buf = t.buf[:0]
+	for _, m := range res.Root {
+		if m.Score >= res.Score-t.cfg.Margin && !(search.IsMate(m.Score) && m.Score < 0) {
+			t.buf = append(t.buf, m)
+		}
+	}
+	if len(t.buf) == 0 {
+		return res.Move
+	}
+	return t.buf[rng.IntN(len(t.buf))].Move
+}
+
+// Outcome is the game's result for the player who made move i of Moves:
+// +1 a win, −1 a loss, 0 a draw.
+func (g *TeacherGame) Outcome(i int) int8 {
+	switch {
+	case g.Winner == gomoku.Empty:
+		return 0
+	case (i%2 == 0) == (g.Winner == gomoku.Black):
+		return 1
+	}
+	return -1
+}
