@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"ocvist/internal/splitmix"
 	"ocvist/store"
 )
 
@@ -448,13 +449,10 @@ func (j *job) finish(ctx context.Context, interrupted bool) error {
 }
 
 // workerSeed derives a worker's seed from the run's seed, the run's index
-// in the database and the worker's index (SplitMix64 finaliser), so that
-// resumed runs and different workers never replay the same games.
+// in the database and the worker's index (the SplitMix64 finaliser), so
+// that resumed runs and different workers never replay the same games.
 func workerSeed(seed uint64, run, index int) uint64 {
-	z := seed + uint64(run)*0x9e3779b97f4a7c15 + uint64(index+1)*0xbf58476d1ce4e5b9
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
+	return splitmix.Mix(seed + uint64(run)*splitmix.Golden + uint64(index+1)*0xbf58476d1ce4e5b9)
 }
 
 func fileBytes(path string) int64 {
