@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"maps"
 	"math"
 	"os"
+	"slices"
 )
 
-// The model file, version 1. All integers and floats are little-endian.
+// The model file, version 2. All integers and floats are little-endian.
 //
 //	magic    [8]byte  "OCVFORST"
 //	version  uint32   formatVersion
@@ -24,6 +26,8 @@ import (
 //	features uint32                 columns a row must have
 //	classes  uint32                 K, 2..256
 //	names    uint32, then that many (uint32 length, UTF-8 bytes); 0 or features
+//	meta     uint32 M, then M pairs of (uint32 length, key bytes), (uint32
+//	         length, value bytes), keys non-empty and strictly ascending
 //	config   uint32 Trees, MaxDepth, MinLeaf, Bins;
 //	         float64 FeatureFraction, SampleFraction; int64 Seed
 //	trees    uint32 T, then T uint32 roots (ascending; roots[0] = 0)
@@ -35,8 +39,11 @@ import (
 // x goes to child if x[feature] < threshold, else to child+1, and
 // i < child and child+1 lie within the same tree. The nodes of each tree
 // thus form a DAG walked in increasing index order, which Load checks.
+//
+// Version 1 is the same without the meta field (Config.Meta); Load reads
+// it as a model without metadata.
 const (
-	formatVersion = 1
+	formatVersion = 2
 	magic         = "OCVFORST"
 	headerSize    = len(magic) + 4 + 8
 	maxPayload    = 1 << 34
@@ -66,7 +73,11 @@ func (m *Model) Save(w io.Writer) error {
 }
 
 func (m *Model) payloadSize() int {
-	return 64 + 4*len(m.roots) + 16*len(m.nodes) + 4*len(m.leaves) + 4*len(m.names)
+	n := 68 + 4*len(m.roots) + 16*len(m.nodes) + 4*len(m.leaves) + 4*len(m.names)
+	for k, v := range m.meta {
+		n += 8 + len(k) + len(v)
+	}
+	return n
 }
 
 func (m *Model) appendHeader(b []byte) []byte {
@@ -83,6 +94,13 @@ func (m *Model) appendPayload(b []byte) []byte {
 	for _, s := range m.names {
 		b = le.AppendUint32(b, uint32(len(s)))
 		b = append(b, s...)
+	}
+	b = le.AppendUint32(b, uint32(len(m.meta)))
+	for _, k := range slices.Sorted(maps.Keys(m.meta)) {
+		for _, s := range []string{k, m.meta[k]} {
+			b = le.AppendUint32(b, uint32(len(s)))
+			b = append(b, s...)
+		}
 	}
 	c := m.cfg
 	for _, v := range []int{c.Trees, c.MaxDepth, c.MinLeaf, c.Bins} {
@@ -125,8 +143,9 @@ func Load(r io.Reader) (*Model, error) {
 		return nil, fmt.Errorf("%w: not a forest model (bad magic)", ErrCorrupt)
 	}
 	le := binary.LittleEndian
-	if v := le.Uint32(hdr[len(magic):]); v != formatVersion {
-		return nil, fmt.Errorf("%w %d (this build reads %d)", ErrFormatVersion, v, formatVersion)
+	version := le.Uint32(hdr[len(magic):])
+	if version != 1 && version != formatVersion {
+		return nil, fmt.Errorf("%w %d (this build reads 1 and %d)", ErrFormatVersion, version, formatVersion)
 	}
 	n := le.Uint64(hdr[len(magic)+4:])
 	if n > maxPayload {
@@ -144,7 +163,7 @@ func Load(r io.Reader) (*Model, error) {
 	if crc != le.Uint32(rest[n:]) {
 		return nil, fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
 	}
-	m, err := decodePayload(payload)
+	m, err := decodePayload(payload, version)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
@@ -158,13 +177,18 @@ func loadErr(err error) error {
 	return fmt.Errorf("forest: load: %w", err)
 }
 
-func decodePayload(p []byte) (*Model, error) {
+func decodePayload(p []byte, version uint32) (*Model, error) {
 	d := decoder{buf: p}
 	m := &Model{nFeatures: int(d.u32()), nClasses: int(d.u32())}
 	if nn := d.count(4); nn > 0 {
 		m.names = make([]string, nn)
 		for i := range m.names {
-			m.names[i] = string(d.bytes(d.count(1)))
+			m.names[i] = d.string()
+		}
+	}
+	if version >= 2 {
+		if err := m.decodeMeta(&d); err != nil {
+			return nil, err
 		}
 	}
 	c := &m.cfg
@@ -204,6 +228,26 @@ func decodePayload(p []byte) (*Model, error) {
 	}
 	m.prepare()
 	return m, nil
+}
+
+// decodeMeta reads the meta field, which must be in the form Save writes.
+func (m *Model) decodeMeta(d *decoder) error {
+	n := d.count(8)
+	prev := ""
+	for i := range n {
+		k, v := d.string(), d.string()
+		if d.err != nil {
+			return d.err
+		}
+		if k == "" || (i > 0 && k <= prev) {
+			return fmt.Errorf("meta key %q empty or out of order", k)
+		}
+		if m.meta == nil {
+			m.meta = make(map[string]string, n)
+		}
+		m.meta[k], prev = v, k
+	}
+	return nil
 }
 
 // check verifies what Predict relies on, so a loaded model cannot index out
@@ -280,6 +324,9 @@ func (d *decoder) bytes(n int) []byte {
 	d.buf = d.buf[n:]
 	return b
 }
+
+// string reads a uint32 length and that many bytes.
+func (d *decoder) string() string { return string(d.bytes(d.count(1))) }
 
 func (d *decoder) u32() uint32 {
 	if b := d.bytes(4); b != nil {
