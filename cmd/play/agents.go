@@ -11,9 +11,9 @@ import (
 
 	"ocvist/arena"
 	"ocvist/data"
-	"ocvist/forest"
 	"ocvist/gomocup"
 	"ocvist/patterns"
+	"ocvist/policy"
 	"ocvist/search"
 )
 
@@ -77,7 +77,7 @@ func agentMaker(spec string, env agentEnv) (func(seed uint64) (arena.Agent, erro
 		if err != nil {
 			return nil, fmt.Errorf("agent %s: %w", spec, err)
 		}
-		return func(seed uint64) (arena.Agent, error) { return arena.NewForest(m, "forest", 0, seed) }, nil
+		return func(seed uint64) (arena.Agent, error) { return arena.NewForest(m, arena.ForestConfig{Seed: seed}) }, nil
 	case "search":
 		cfg, err := searchConfig(arg)
 		if err != nil {
@@ -139,9 +139,9 @@ func searchConfig(arg string) (arena.SearchConfig, error) {
 
 // loadModel loads the model file path, or the shipped model (embedded,
 // package data) when path is empty.
-func loadModel(path string) (*forest.Model, error) {
+func loadModel(path string) (*policy.Model, error) {
 	if path == "" {
-		return forest.Load(bytes.NewReader(data.Model))
+		return policy.Load(bytes.NewReader(data.Model))
 	}
-	return forest.LoadFile(path)
+	return policy.LoadFile(path)
 }

@@ -122,6 +122,7 @@ func nextGeneration(ctx context.Context, cfg runConfig, g int, fc fitConfig, gat
 	}
 	defer db.Close()
 	fc.Forest.Seed = int64(workerSeed(cfg.Seed, g, -2) >> 1)
+	fc.Radius = cfg.Game.Radius // the model's features as the games were played
 	fit, err := fitModel(ctx, db, fc, path)
 	if err != nil {
 		return store.Generation{}, err
@@ -154,13 +155,13 @@ func gateMatch(ctx context.Context, cfg runConfig, g int, gate gateConfig, model
 		return nil, err
 	}
 	seed := workerSeed(cfg.Seed, g, -3)
-	a, err := arena.LoadForest(model, fmt.Sprintf("gen-%d", g), gate.Temperature, seed)
+	a, err := arena.LoadForest(model, arena.ForestConfig{Name: fmt.Sprintf("gen-%d", g), Temperature: gate.Temperature, Seed: seed})
 	if err != nil {
 		return nil, err
 	}
 	var b arena.Agent = arena.NewPatterns(seed+1, patterns.Config{})
 	if prev != "" {
-		if b, err = arena.LoadForest(prev, "previous", gate.Temperature, seed+1); err != nil {
+		if b, err = arena.LoadForest(prev, arena.ForestConfig{Name: "previous", Temperature: gate.Temperature, Seed: seed + 1}); err != nil {
 			return nil, err
 		}
 	}

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"ocvist/gomoku"
+	"ocvist/policy"
 )
 
 const testOpenings = "../../data/openings/piskvork-15.txt"
@@ -54,6 +57,21 @@ func TestFitReproducible(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "g2.db")); err == nil {
 		t.Error("a refused run created its database")
 	}
+	// The model records the radius and rule of its features; self-play
+	// under others refuses it.
+	r3 := filepath.Join(dir, "r3.ocf")
+	mustTrain(t, "fit", "-db", db, "-model", r3, "-radius", "3", "-trees", "2")
+	for m, want := range map[string]policy.Spec{a: {FeatureSet: 1, Rule: gomoku.Freestyle, Radius: 2}, r3: {FeatureSet: 1, Rule: gomoku.Freestyle, Radius: 3}} {
+		if got, err := policy.LoadFile(m); err != nil || got.Spec != want {
+			t.Errorf("model %s: spec %v, %v; want %v", filepath.Base(m), got, err, want)
+		}
+	}
+	for _, args := range [][]string{{"-model", r3}, {"-model", a, "-radius", "3"}, {"-model", a, "-rule", "standard"}} {
+		args = append([]string{"run", "-db", filepath.Join(dir, "g3.db"), "-games", "5", "-workers", "1"}, args...)
+		if _, errOut, code := train(t, args...); code != 1 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "does not fit the games") {
+			t.Errorf("train %v: exit %d, stderr %q", args, code, errOut)
+		}
+	}
 }
 
 // TestGenerations runs a small learning loop: every generation is
@@ -76,6 +94,7 @@ func TestGenerations(t *testing.T) {
 			AUC, Score, Low, High float64
 			FitSeconds            float64 `json:"fit_seconds"`
 			Model                 string
+			Seed                  uint64
 		} `json:"generation_list"`
 	}
 	raw := mustTrain(t, "stats", "-db", db, "-json")

@@ -1,11 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"ocvist/arena"
-	"ocvist/forest"
 	"ocvist/gomoku"
+	"ocvist/policy"
 	"ocvist/selfplay"
 )
 
@@ -29,18 +30,22 @@ func newGameConfig(g gameConfig) (selfplay.Config, error) {
 }
 
 // newPolicy returns the self-play policy: uniform in generation 0, the
-// forest's with a model.
+// forest's with a model. The model must be fitted for the games' rule and
+// radius.
 func newPolicy(g gameConfig) (selfplay.Policy, error) {
 	if g.Model == "" {
 		return selfplay.Uniform{}, nil
 	}
-	m, err := forest.LoadFile(g.Model)
+	m, err := policy.LoadFile(g.Model)
 	if err != nil {
 		return nil, err
 	}
-	cfg := forest.DefaultPolicyConfig
+	if rule, err := gomoku.ParseRule(g.Rule); err != nil || m.Check(rule) != nil || m.Spec.Radius != g.Radius {
+		return nil, fmt.Errorf("model %s (%v) does not fit the games (%s, radius %d)", g.Model, m.Spec, g.Rule, g.Radius)
+	}
+	cfg := policy.DefaultConfig
 	cfg.Temperature = g.Temperature
-	pol, err := forest.NewPolicy(m, cfg, nil)
+	pol, err := policy.New(m, cfg, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +53,7 @@ func newPolicy(g gameConfig) (selfplay.Policy, error) {
 }
 
 // forestPolicy samples self-play moves from the forest's scores.
-type forestPolicy struct{ p *forest.Policy }
+type forestPolicy struct{ p *policy.Policy }
 
 func (f forestPolicy) Choose(t *selfplay.Turn, rng *rand.Rand) gomoku.Point {
 	return t.Moves[f.p.Sample(f.p.Scores(t.Pos, t.Filter, &t.Canon, t.Moves), rng)]
