@@ -141,7 +141,8 @@ func nextGeneration(ctx context.Context, cfg runConfig, g int, fc fitConfig, gat
 	}
 	rec := store.Generation{
 		Gen: g, Games: st.Games, Rows: int64(fit.Rows), FitSeconds: fit.FitSeconds,
-		AUC: nanToZero(fit.AUC), Score: s, ScoreLow: lo, ScoreHigh: hi, Model: path, Seed: int64(cfg.Seed >> 1),
+		AUC: nanToZero(fit.AUC), Score: s, ScoreLow: lo, ScoreHigh: hi, Model: path,
+		Seed: int64(cfg.Seed), // the run's -seed, bit for bit: with g it derives every seed above
 	}
 	return rec, db.AddGeneration(ctx, rec)
 }
@@ -149,7 +150,10 @@ func nextGeneration(ctx context.Context, cfg runConfig, g int, fc fitConfig, gat
 // gateMatch plays the new model against the previous policy (the pattern
 // filter with uniform choice for generation 0).
 func gateMatch(ctx context.Context, cfg runConfig, g int, gate gateConfig, model, prev string) (*arena.Result, error) {
-	rule, _ := gomoku.ParseRule(cfg.Game.Rule)
+	rule, err := gomoku.ParseRule(cfg.Game.Rule)
+	if err != nil {
+		return nil, fmt.Errorf("gate match: %w", err)
+	}
 	ops, err := arena.ReadOpeningsFile(gate.Openings)
 	if err != nil {
 		return nil, err

@@ -105,7 +105,7 @@ func TestGenerations(t *testing.T) {
 		t.Fatalf("stats after 2 generations: %s", raw)
 	}
 	for i, g := range st.Gens {
-		if g.Gen != i+1 || g.Rows == 0 || !(g.AUC > 0) || g.Score < 0 || g.Score > 1 || g.Model == "" {
+		if g.Gen != i+1 || g.Rows == 0 || !(g.AUC > 0) || g.Score < 0 || g.Score > 1 || g.Model == "" || g.Seed != 21 {
 			t.Errorf("generation %+v", g)
 		}
 		if _, err := os.Stat(g.Model); err != nil {
