@@ -2,13 +2,18 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"ocvist/canon"
 	"ocvist/gomoku"
+	"ocvist/patterns"
 	"ocvist/policy"
 )
 
@@ -124,5 +129,51 @@ func TestGenerations(t *testing.T) {
 	}
 	if _, errOut, code := train(t, "report", "-db", db, "-o", filepath.Join(dir, "c.gif")); code != 2 || !strings.Contains(errOut, ".png or .svg") {
 		t.Errorf("report to .gif: exit %d %s", code, errOut)
+	}
+}
+
+// TestSelfPlayPolicyBlendsStats: with a model and a database, self-play
+// scores a move that has at least 20 stored games by blending the forest's
+// estimate with its results (DESIGN, Forest); other moves by the forest.
+func TestSelfPlayPolicyBlendsStats(t *testing.T) {
+	dir := t.TempDir()
+	db, model := filepath.Join(dir, "s.db"), filepath.Join(dir, "s.ocf")
+	mustTrain(t, "run", "-db", db, "-games", "400", "-workers", "2", "-seed", "12")
+	mustTrain(t, "fit", "-db", db, "-model", model, "-trees", "4")
+	g := defaultRunConfig().Game
+	g.Model = model
+	ctx := context.Background()
+	plain, err := newPolicy(ctx, g, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blend, err := newPolicy(ctx, g, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats, err := loadStats(ctx, db, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := gomoku.New(gomoku.Options{})
+	b.Play(gomoku.Center)
+	pos := patterns.FromBoard(b)
+	res := patterns.Filter(pos, b.ToMove(), patterns.Config{}, patterns.Result{})
+	c := canon.Of(b)
+	p0 := slices.Clone(plain.(forestPolicy).p.Scores(pos, &res, &c, res.Moves))
+	p1 := blend.(forestPolicy).p.Scores(pos, &res, &c, res.Moves)
+	blended := 0
+	for i, q := range res.Moves {
+		want := p0[i]
+		if st, ok := stats[policy.KeyMove{Key: c.Key, Move: c.ToCanon(q)}]; ok {
+			want = (float64(st.Games+st.WSum)/2 + 20*p0[i]) / (float64(st.Games) + 20)
+			blended++
+		}
+		if math.Abs(p1[i]-want) > 1e-12 {
+			t.Errorf("move %v: score %v, want %v", q, p1[i], want)
+		}
+	}
+	if blended != len(res.Moves) {
+		t.Errorf("%d of the %d second moves have 20 stored games after 400 games, want all", blended, len(res.Moves))
 	}
 }

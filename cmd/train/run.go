@@ -93,7 +93,7 @@ func runJob(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 	if _, err := newGameConfig(cfg.Game); err != nil {
 		return err
 	}
-	if _, err := newPolicy(cfg.Game); err != nil {
+	if _, err := newPolicy(ctx, cfg.Game, ""); err != nil {
 		return err
 	}
 	if dir := filepath.Dir(cfg.DB); dir != "" {
