@@ -87,6 +87,11 @@ func (m *Model) appendHeader(b []byte) []byte {
 }
 
 func (m *Model) appendPayload(b []byte) []byte {
+	return m.appendTrees(m.appendHead(b))
+}
+
+// appendHead appends the payload's fields up to the config.
+func (m *Model) appendHead(b []byte) []byte {
 	le := binary.LittleEndian
 	b = le.AppendUint32(b, uint32(m.nFeatures))
 	b = le.AppendUint32(b, uint32(m.nClasses))
@@ -108,7 +113,12 @@ func (m *Model) appendPayload(b []byte) []byte {
 	}
 	b = le.AppendUint64(b, math.Float64bits(c.FeatureFraction))
 	b = le.AppendUint64(b, math.Float64bits(c.SampleFraction))
-	b = le.AppendUint64(b, uint64(c.Seed))
+	return le.AppendUint64(b, uint64(c.Seed))
+}
+
+// appendTrees appends the payload's trees: roots, nodes and leaves.
+func (m *Model) appendTrees(b []byte) []byte {
+	le := binary.LittleEndian
 	b = le.AppendUint32(b, uint32(len(m.roots)))
 	for _, r := range m.roots {
 		b = le.AppendUint32(b, uint32(r))
@@ -179,7 +189,27 @@ func loadErr(err error) error {
 
 func decodePayload(p []byte, version uint32) (*Model, error) {
 	d := decoder{buf: p}
-	m := &Model{nFeatures: int(d.u32()), nClasses: int(d.u32())}
+	m := &Model{}
+	if err := m.decodeHead(&d, version); err != nil {
+		return nil, err
+	}
+	m.decodeTrees(&d)
+	if d.err != nil {
+		return nil, d.err
+	}
+	if len(d.buf) != 0 {
+		return nil, fmt.Errorf("%d trailing bytes", len(d.buf))
+	}
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	m.prepare()
+	return m, nil
+}
+
+// decodeHead reads the payload's fields up to the config.
+func (m *Model) decodeHead(d *decoder, version uint32) error {
+	m.nFeatures, m.nClasses = int(d.u32()), int(d.u32())
 	if nn := d.count(4); nn > 0 {
 		m.names = make([]string, nn)
 		for i := range m.names {
@@ -187,8 +217,8 @@ func decodePayload(p []byte, version uint32) (*Model, error) {
 		}
 	}
 	if version >= 2 {
-		if err := m.decodeMeta(&d); err != nil {
-			return nil, err
+		if err := m.decodeMeta(d); err != nil {
+			return err
 		}
 	}
 	c := &m.cfg
@@ -196,6 +226,11 @@ func decodePayload(p []byte, version uint32) (*Model, error) {
 	c.FeatureFraction = math.Float64frombits(d.u64())
 	c.SampleFraction = math.Float64frombits(d.u64())
 	c.Seed = int64(d.u64())
+	return nil
+}
+
+// decodeTrees reads the payload's trees (errors stay in d).
+func (m *Model) decodeTrees(d *decoder) {
 	m.roots = make([]int32, d.count(4))
 	for i := range m.roots {
 		m.roots[i] = int32(d.u32())
@@ -217,17 +252,6 @@ func decodePayload(p []byte, version uint32) (*Model, error) {
 			m.leaves[i] = math.Float32frombits(d.u32())
 		}
 	}
-	if d.err != nil {
-		return nil, d.err
-	}
-	if len(d.buf) != 0 {
-		return nil, fmt.Errorf("%d trailing bytes", len(d.buf))
-	}
-	if err := m.check(); err != nil {
-		return nil, err
-	}
-	m.prepare()
-	return m, nil
 }
 
 // decodeMeta reads the meta field, which must be in the form Save writes.
