@@ -5,84 +5,91 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"ocvist/canon"
-	"ocvist/forest"
 	"ocvist/gomoku"
-	"ocvist/patterns"
+	"ocvist/policy"
 )
 
-// Forest plays the learned policy: the pattern filter's candidates scored
-// by a forest model (package forest). With temperature 0 it plays the best
-// score (deterministic); above 0 it samples, as self-play does.
-type Forest struct {
-	name        string
-	pol         *forest.Policy
-	temperature float64
-	rng         *rand.Rand
-	pos         patterns.Position
-	res         patterns.Result
+// ForestConfig configures a Forest agent.
+type ForestConfig struct {
+	Name string // shown in results; "" means "forest"
+	// Temperature 0 plays the best score (deterministic); above 0 the agent
+	// samples with that temperature, as self-play does.
+	Temperature float64
+	Seed        uint64       // drives the sampling
+	Stats       policy.Stats // stored statistics to blend in; nil for none
 }
 
-// NewForest returns a Forest agent over model m. name is shown in results;
-// temperature 0 plays the best move, above 0 samples with that
-// temperature; seed drives the sampling.
-func NewForest(m *forest.Model, name string, temperature float64, seed uint64) (*Forest, error) {
-	cfg := forest.DefaultPolicyConfig
-	if temperature > 0 {
-		cfg.Temperature = temperature
+// Forest plays the learned policy (package policy): the pattern filter's
+// candidates scored by a forest model, and by stored statistics where a
+// move has plenty.
+type Forest struct {
+	name        string
+	pol         *policy.Policy
+	temperature float64
+	rng         *rand.Rand
+}
+
+// NewForest returns a Forest agent over model m.
+func NewForest(m *policy.Model, cfg ForestConfig) (*Forest, error) {
+	pc := policy.DefaultConfig
+	if cfg.Temperature > 0 {
+		pc.Temperature = cfg.Temperature
 	}
-	pol, err := forest.NewPolicy(m, cfg, nil)
+	pol, err := policy.New(m, pc, cfg.Stats)
 	if err != nil {
 		return nil, err
 	}
-	return &Forest{name: name, pol: pol, temperature: temperature, rng: rand.New(rand.NewPCG(seed, 0xf0e57))}, nil
+	if cfg.Name == "" {
+		cfg.Name = "forest"
+	}
+	return &Forest{name: cfg.Name, pol: pol, temperature: cfg.Temperature, rng: rand.New(rand.NewPCG(cfg.Seed, 0xf0e57))}, nil
 }
 
 // LoadForest reads a model file and returns a Forest agent over it.
-func LoadForest(path, name string, temperature float64, seed uint64) (*Forest, error) {
-	m, err := forest.LoadFile(path)
+func LoadForest(path string, cfg ForestConfig) (*Forest, error) {
+	m, err := policy.LoadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return NewForest(m, name, temperature, seed)
+	return NewForest(m, cfg)
 }
 
-// Name is the name given to NewForest.
+// Name is the configured name.
 func (a *Forest) Name() string { return a.name }
 
-// NewGame does nothing.
-func (a *Forest) NewGame(gomoku.Rule) error { return nil }
+// NewGame refuses a rule the model was not fitted for.
+func (a *Forest) NewGame(rule gomoku.Rule) error { return a.pol.Model().Check(rule) }
 
 // Close does nothing: the model is shared and read-only.
 func (a *Forest) Close() error { return nil }
 
-func (a *Forest) score(b *gomoku.Board) []float64 {
-	a.pos.Reset(b)
-	a.res = patterns.Filter(&a.pos, b.ToMove(), patterns.Config{}, a.res)
-	return a.pol.Scores(&a.pos, &a.res, (*canon.Position)(nil), a.res.Moves)
-}
-
 // Move plays the best-scored candidate, or samples one when the agent has
 // a temperature.
 func (a *Forest) Move(_ context.Context, b *gomoku.Board) (gomoku.Point, error) {
-	scores := a.score(b)
+	res, scores, err := a.pol.Rank(b)
+	if err != nil {
+		return gomoku.NoPoint, err
+	}
 	if len(scores) == 0 {
 		return gomoku.NoPoint, ErrNoMove
 	}
 	if a.temperature > 0 {
-		return a.res.Moves[a.pol.Sample(scores, a.rng)], nil
+		return res.Moves[a.pol.Sample(scores, a.rng)], nil
 	}
-	return a.res.Moves[forest.Best(scores)], nil
+	return res.Moves[policy.Best(scores)], nil
 }
 
 // Rank lists the candidates best first, each with the forest's estimate
 // that the mover wins after it and the filter level behind the candidates.
 func (a *Forest) Rank(b *gomoku.Board) []Scored {
-	scores := a.score(b)
-	level := levelText(a.res)
+	res, scores, err := a.pol.Rank(b)
+	if err != nil {
+		return nil
+	}
+	level := levelText(*res)
 	out := make([]Scored, len(scores))
 	for i, s := range scores {
-		out[i] = Scored{Point: a.res.Moves[i], Score: s, Level: level}
+		out[i] = Scored{Point: res.Moves[i], Score: s, Level: level}
 	}
 	slices.SortStableFunc(out, func(x, y Scored) int {
 		switch {

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"ocvist/forest"
 	"ocvist/gomoku"
 	"ocvist/patterns"
+	"ocvist/policy"
 	"ocvist/search"
 )
 
@@ -23,7 +23,7 @@ type SearchConfig struct {
 	Depth int
 	// Model, if set, ranks moves for the search (a learned prior) at the
 	// root and at nodes with at least PriorDepth plies left (0 means 4).
-	Model      *forest.Model
+	Model      *policy.Model
 	PriorDepth int
 	HintNodes  int64 // the node budget of Rank (hints); 0 means 300,000
 }
@@ -62,9 +62,13 @@ func NewSearch(cfg SearchConfig) (*Search, error) {
 // Name is the configured name.
 func (a *Search) Name() string { return a.cfg.Name }
 
-// NewGame forgets the previous game's tables.
-func (a *Search) NewGame(gomoku.Rule) error {
+// NewGame forgets the previous game's tables. It refuses a rule the
+// prior's model was not fitted for.
+func (a *Search) NewGame(rule gomoku.Rule) error {
 	a.s.Clear()
+	if a.cfg.Model != nil {
+		return a.cfg.Model.Check(rule)
+	}
 	return nil
 }
 
@@ -148,14 +152,16 @@ func lineText(pv []gomoku.Point) string {
 	return strings.Join(s, " ")
 }
 
-// forestPrior ranks moves with a forest policy for the search.
+// forestPrior ranks moves with a forest policy for the search. It scores
+// the search's position, whose radius is the game's: with a model of
+// another radius its "candidates" feature differs from the model's.
 type forestPrior struct {
-	pol *forest.Policy
+	pol *policy.Policy
 	res patterns.Result
 }
 
-func newForestPrior(m *forest.Model) (*forestPrior, error) {
-	pol, err := forest.NewPolicy(m, forest.DefaultPolicyConfig, nil)
+func newForestPrior(m *policy.Model) (*forestPrior, error) {
+	pol, err := policy.New(m, policy.DefaultConfig, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,9 @@ package data
 import _ "embed"
 
 // Model is the shipped forest model (model.ocf), the default policy of
-// cmd/play. Read it with forest.Load(bytes.NewReader(data.Model)).
+// cmd/play. Read it with policy.Load(bytes.NewReader(data.Model)); it was
+// made before model files recorded their features' Spec, so it loads as
+// feature set 1, freestyle, radius 2.
 //
 //go:embed model.ocf
 var Model []byte

@@ -36,6 +36,12 @@ type Config struct {
 	// FeatureNames optionally names the columns of X; when set it must have
 	// one entry per column. The names are saved in the model file.
 	FeatureNames []string
+	// Meta optionally records, as text keys and values, whatever the
+	// model's user needs to compute its rows the same way later (which
+	// features, with which settings). The forest does not read it; it is
+	// saved in the model file and returned by Model.Meta. Keys must not be
+	// empty.
+	Meta map[string]string
 }
 
 // DefaultConfig returns the defaults: 64 trees of depth at most 12, leaves of
@@ -77,6 +83,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("forest: config: SampleFraction %v out of range (0, 1]", c.SampleFraction)
 	case c.Workers < 0:
 		return fmt.Errorf("forest: config: Workers %d must not be negative", c.Workers)
+	}
+	if _, ok := c.Meta[""]; ok {
+		return fmt.Errorf("forest: config: a Meta key is empty")
 	}
 	return nil
 }

@@ -25,10 +25,12 @@
 // # Model files
 //
 // Save writes a little-endian binary file (layout in file.go): magic,
-// format version, feature count and names, the Config with the seed, the
-// trees as flat arrays, and a CRC-32. Load rejects another version with
-// ErrFormatVersion and a damaged or truncated file with ErrCorrupt, and
-// never panics on bad input.
+// format version, feature count and names, the caller's metadata
+// (Config.Meta: how to compute the rows, which this package does not
+// read), the Config with the seed, the trees as flat arrays, and a CRC-32.
+// Load also reads version-1 files (no metadata), rejects other versions
+// with ErrFormatVersion and a damaged or truncated file with ErrCorrupt,
+// and never panics on bad input.
 //
 // # Contract
 //
@@ -39,6 +41,7 @@
 // Evaluation helpers (AUC, Accuracy, LogLoss) take their statistics from
 // gonum.
 //
-// The gomoku features themselves are defined elsewhere in this package;
-// the learner knows nothing about the board.
+// The learner knows nothing about the board: it depends on gonum (and
+// internal/splitmix) only. The gomoku move features, training sets and the
+// move policy are package policy.
 package forest

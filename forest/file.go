@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"maps"
 	"math"
 	"os"
+	"slices"
 )
 
-// The model file, version 1. All integers and floats are little-endian.
+// The model file, version 2. All integers and floats are little-endian.
 //
 //	magic    [8]byte  "OCVFORST"
 //	version  uint32   formatVersion
@@ -24,6 +26,8 @@ import (
 //	features uint32                 columns a row must have
 //	classes  uint32                 K, 2..256
 //	names    uint32, then that many (uint32 length, UTF-8 bytes); 0 or features
+//	meta     uint32 M, then M pairs of (uint32 length, key bytes), (uint32
+//	         length, value bytes), keys non-empty and strictly ascending
 //	config   uint32 Trees, MaxDepth, MinLeaf, Bins;
 //	         float64 FeatureFraction, SampleFraction; int64 Seed
 //	trees    uint32 T, then T uint32 roots (ascending; roots[0] = 0)
@@ -35,8 +39,11 @@ import (
 // x goes to child if x[feature] < threshold, else to child+1, and
 // i < child and child+1 lie within the same tree. The nodes of each tree
 // thus form a DAG walked in increasing index order, which Load checks.
+//
+// Version 1 is the same without the meta field (Config.Meta); Load reads
+// it as a model without metadata.
 const (
-	formatVersion = 1
+	formatVersion = 2
 	magic         = "OCVFORST"
 	headerSize    = len(magic) + 4 + 8
 	maxPayload    = 1 << 34
@@ -66,7 +73,11 @@ func (m *Model) Save(w io.Writer) error {
 }
 
 func (m *Model) payloadSize() int {
-	return 64 + 4*len(m.roots) + 16*len(m.nodes) + 4*len(m.leaves) + 4*len(m.names)
+	n := 68 + 4*len(m.roots) + 16*len(m.nodes) + 4*len(m.leaves) + 4*len(m.names)
+	for k, v := range m.meta {
+		n += 8 + len(k) + len(v)
+	}
+	return n
 }
 
 func (m *Model) appendHeader(b []byte) []byte {
@@ -76,6 +87,11 @@ func (m *Model) appendHeader(b []byte) []byte {
 }
 
 func (m *Model) appendPayload(b []byte) []byte {
+	return m.appendTrees(m.appendHead(b))
+}
+
+// appendHead appends the payload's fields up to the config.
+func (m *Model) appendHead(b []byte) []byte {
 	le := binary.LittleEndian
 	b = le.AppendUint32(b, uint32(m.nFeatures))
 	b = le.AppendUint32(b, uint32(m.nClasses))
@@ -84,13 +100,25 @@ func (m *Model) appendPayload(b []byte) []byte {
 		b = le.AppendUint32(b, uint32(len(s)))
 		b = append(b, s...)
 	}
+	b = le.AppendUint32(b, uint32(len(m.meta)))
+	for _, k := range slices.Sorted(maps.Keys(m.meta)) {
+		for _, s := range []string{k, m.meta[k]} {
+			b = le.AppendUint32(b, uint32(len(s)))
+			b = append(b, s...)
+		}
+	}
 	c := m.cfg
 	for _, v := range []int{c.Trees, c.MaxDepth, c.MinLeaf, c.Bins} {
 		b = le.AppendUint32(b, uint32(v))
 	}
 	b = le.AppendUint64(b, math.Float64bits(c.FeatureFraction))
 	b = le.AppendUint64(b, math.Float64bits(c.SampleFraction))
-	b = le.AppendUint64(b, uint64(c.Seed))
+	return le.AppendUint64(b, uint64(c.Seed))
+}
+
+// appendTrees appends the payload's trees: roots, nodes and leaves.
+func (m *Model) appendTrees(b []byte) []byte {
+	le := binary.LittleEndian
 	b = le.AppendUint32(b, uint32(len(m.roots)))
 	for _, r := range m.roots {
 		b = le.AppendUint32(b, uint32(r))
@@ -125,8 +153,9 @@ func Load(r io.Reader) (*Model, error) {
 		return nil, fmt.Errorf("%w: not a forest model (bad magic)", ErrCorrupt)
 	}
 	le := binary.LittleEndian
-	if v := le.Uint32(hdr[len(magic):]); v != formatVersion {
-		return nil, fmt.Errorf("%w %d (this build reads %d)", ErrFormatVersion, v, formatVersion)
+	version := le.Uint32(hdr[len(magic):])
+	if version != 1 && version != formatVersion {
+		return nil, fmt.Errorf("%w %d (this build reads 1 and %d)", ErrFormatVersion, version, formatVersion)
 	}
 	n := le.Uint64(hdr[len(magic)+4:])
 	if n > maxPayload {
@@ -144,7 +173,7 @@ func Load(r io.Reader) (*Model, error) {
 	if crc != le.Uint32(rest[n:]) {
 		return nil, fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
 	}
-	m, err := decodePayload(payload)
+	m, err := decodePayload(payload, version)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
@@ -158,13 +187,38 @@ func loadErr(err error) error {
 	return fmt.Errorf("forest: load: %w", err)
 }
 
-func decodePayload(p []byte) (*Model, error) {
+func decodePayload(p []byte, version uint32) (*Model, error) {
 	d := decoder{buf: p}
-	m := &Model{nFeatures: int(d.u32()), nClasses: int(d.u32())}
+	m := &Model{}
+	if err := m.decodeHead(&d, version); err != nil {
+		return nil, err
+	}
+	m.decodeTrees(&d)
+	if d.err != nil {
+		return nil, d.err
+	}
+	if len(d.buf) != 0 {
+		return nil, fmt.Errorf("%d trailing bytes", len(d.buf))
+	}
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	m.prepare()
+	return m, nil
+}
+
+// decodeHead reads the payload's fields up to the config.
+func (m *Model) decodeHead(d *decoder, version uint32) error {
+	m.nFeatures, m.nClasses = int(d.u32()), int(d.u32())
 	if nn := d.count(4); nn > 0 {
 		m.names = make([]string, nn)
 		for i := range m.names {
-			m.names[i] = string(d.bytes(d.count(1)))
+			m.names[i] = d.string()
+		}
+	}
+	if version >= 2 {
+		if err := m.decodeMeta(d); err != nil {
+			return err
 		}
 	}
 	c := &m.cfg
@@ -172,6 +226,11 @@ func decodePayload(p []byte) (*Model, error) {
 	c.FeatureFraction = math.Float64frombits(d.u64())
 	c.SampleFraction = math.Float64frombits(d.u64())
 	c.Seed = int64(d.u64())
+	return nil
+}
+
+// decodeTrees reads the payload's trees (errors stay in d).
+func (m *Model) decodeTrees(d *decoder) {
 	m.roots = make([]int32, d.count(4))
 	for i := range m.roots {
 		m.roots[i] = int32(d.u32())
@@ -193,17 +252,26 @@ func decodePayload(p []byte) (*Model, error) {
 			m.leaves[i] = math.Float32frombits(d.u32())
 		}
 	}
-	if d.err != nil {
-		return nil, d.err
+}
+
+// decodeMeta reads the meta field, which must be in the form Save writes.
+func (m *Model) decodeMeta(d *decoder) error {
+	n := d.count(8)
+	prev := ""
+	for i := range n {
+		k, v := d.string(), d.string()
+		if d.err != nil {
+			return d.err
+		}
+		if k == "" || (i > 0 && k <= prev) {
+			return fmt.Errorf("meta key %q empty or out of order", k)
+		}
+		if m.meta == nil {
+			m.meta = make(map[string]string, n)
+		}
+		m.meta[k], prev = v, k
 	}
-	if len(d.buf) != 0 {
-		return nil, fmt.Errorf("%d trailing bytes", len(d.buf))
-	}
-	if err := m.check(); err != nil {
-		return nil, err
-	}
-	m.prepare()
-	return m, nil
+	return nil
 }
 
 // check verifies what Predict relies on, so a loaded model cannot index out
@@ -280,6 +348,9 @@ func (d *decoder) bytes(n int) []byte {
 	d.buf = d.buf[n:]
 	return b
 }
+
+// string reads a uint32 length and that many bytes.
+func (d *decoder) string() string { return string(d.bytes(d.count(1))) }
 
 func (d *decoder) u32() uint32 {
 	if b := d.bytes(4); b != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"maps"
 	"slices"
 	"testing"
 )
@@ -129,4 +130,84 @@ func loadAndPredict(b []byte) {
 		return
 	}
 	m.Predict(make([]float64, m.NumFeatures()))
+}
+
+func TestMetaRoundTrip(t *testing.T) {
+	X, labels := synth(14, 400, 4)
+	cfg := smallConfig()
+	cfg.Trees = 2
+	cfg.Meta = map[string]string{"radius": "3", "feature_set": "1", "rule": "standard", "empty": ""}
+	m := mustFit(t, X, labels, nil, cfg)
+	cfg.Meta["radius"] = "changed after the fit"
+	data := mustSave(t, m)
+	got, err := Load(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"radius": "3", "feature_set": "1", "rule": "standard", "empty": ""}
+	if !maps.Equal(got.Meta(), want) || !maps.Equal(got.Config().Meta, want) {
+		t.Errorf("Meta %v, Config().Meta %v; want %v", got.Meta(), got.Config().Meta, want)
+	}
+	if again := mustSave(t, got); !bytes.Equal(again, data) {
+		t.Error("saving the loaded model gave different bytes")
+	}
+	got.Meta()["radius"] = "4" // a copy
+	if got.Meta()["radius"] != "3" {
+		t.Error("Meta returned the model's own map")
+	}
+	cfg.Meta = map[string]string{"": "x"}
+	if err := cfg.Validate(); err == nil {
+		t.Error("an empty Meta key was accepted")
+	}
+}
+
+// version1 rewrites a version-2 file of a model without metadata (names
+// set) into the version-1 layout: no meta field.
+func version1(t *testing.T, data []byte, names []string) []byte {
+	t.Helper()
+	at := headerSize + 12
+	for _, n := range names {
+		at += 4 + len(n)
+	}
+	if binary.LittleEndian.Uint32(data[at:]) != 0 {
+		t.Fatal("the model has metadata")
+	}
+	b := slices.Concat(data[:at], data[at+4:len(data)-4])
+	binary.LittleEndian.PutUint32(b[len(magic):], 1)
+	binary.LittleEndian.PutUint64(b[len(magic)+4:], uint64(len(b)-headerSize))
+	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+}
+
+// TestLoadVersion1: files written before metadata existed (the shipped
+// model among them) load as models without metadata that predict the same.
+func TestLoadVersion1(t *testing.T) {
+	data, m := smallModel(t)
+	old := version1(t, data, m.FeatureNames())
+	got, err := Load(bytes.NewReader(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Meta() != nil || !slices.Equal(got.FeatureNames(), m.FeatureNames()) {
+		t.Errorf("meta %v, names %q", got.Meta(), got.FeatureNames())
+	}
+	if again := mustSave(t, got); !bytes.Equal(again, data) {
+		t.Error("a version-1 model saves differently from the same model fitted now")
+	}
+}
+
+func TestLoadMetaOutOfOrder(t *testing.T) {
+	X, labels := synth(15, 200, 4)
+	cfg := smallConfig()
+	cfg.Trees = 1
+	cfg.Meta = map[string]string{"a": "1", "b": "2"}
+	data := mustSave(t, mustFit(t, X, labels, nil, cfg))
+	i := bytes.Index(data, []byte("\x01\x00\x00\x00a\x01\x00\x00\x001\x01\x00\x00\x00b"))
+	if i < 0 {
+		t.Fatal("meta not found in the file")
+	}
+	data[i+4], data[i+14] = 'b', 'a'
+	binary.LittleEndian.PutUint32(data[len(data)-4:], crc32.ChecksumIEEE(data[:len(data)-4]))
+	if _, err := Load(bytes.NewReader(data)); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("keys out of order: err = %v, want ErrCorrupt", err)
+	}
 }

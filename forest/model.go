@@ -1,6 +1,7 @@
 package forest
 
 import (
+	"maps"
 	"math"
 	"slices"
 )
@@ -8,8 +9,9 @@ import (
 // Model is a fitted forest. It is read-only after Fit or Load returns, so
 // any number of goroutines may call its methods concurrently.
 type Model struct {
-	cfg       Config // Workers 0, FeatureNames nil (see names)
+	cfg       Config // Workers 0, FeatureNames and Meta nil (see names, meta)
 	names     []string
+	meta      map[string]string // nil when there is none
 	nFeatures int
 	nClasses  int
 	roots     []int32   // per tree: index of its root in nodes
@@ -33,7 +35,10 @@ type node struct {
 func assemble(cfg Config, p, k int, trees []tree) *Model {
 	m := &Model{nFeatures: p, nClasses: k, roots: make([]int32, len(trees))}
 	m.names = slices.Clone(cfg.FeatureNames)
-	cfg.Workers, cfg.FeatureNames = 0, nil
+	if len(cfg.Meta) > 0 {
+		m.meta = maps.Clone(cfg.Meta)
+	}
+	cfg.Workers, cfg.FeatureNames, cfg.Meta = 0, nil, nil
 	m.cfg = cfg
 	for t, tr := range trees {
 		tr = breadthFirst(tr)
@@ -126,11 +131,16 @@ func (m *Model) NumNodes() int { return len(m.nodes) }
 // nil if it has none.
 func (m *Model) FeatureNames() []string { return slices.Clone(m.names) }
 
+// Meta returns a copy of the metadata saved with the model (Config.Meta),
+// or nil if it has none (always for a version-1 file).
+func (m *Model) Meta() map[string]string { return maps.Clone(m.meta) }
+
 // Config returns the configuration the model was fitted with (Workers is
-// 0; FeatureNames as in FeatureNames).
+// 0; FeatureNames and Meta as their methods return them).
 func (m *Model) Config() Config {
 	c := m.cfg
 	c.FeatureNames = m.FeatureNames()
+	c.Meta = m.Meta()
 	return c
 }
 

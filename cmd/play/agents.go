@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -10,14 +11,34 @@ import (
 
 	"ocvist/arena"
 	"ocvist/data"
-	"ocvist/forest"
+	"ocvist/gomocup"
 	"ocvist/patterns"
+	"ocvist/policy"
 	"ocvist/search"
 )
 
 // defaultAgent is the opponent of play terminal and the engine of play
 // gomocup when -agent is not given: the search over the shipped forest.
 const defaultAgent = "search"
+
+// defaultTurn is the move time of external engines outside a match.
+const defaultTurn = gomocup.DefaultTurn
+
+// agentFlags are the flags that choose one agent.
+type agentFlags struct {
+	spec string
+	seed uint64
+}
+
+func (a *agentFlags) register(fs *flag.FlagSet, role string) {
+	fs.StringVar(&a.spec, "agent", defaultAgent, role+": "+agentHelp)
+	fs.Uint64Var(&a.seed, "seed", 1, "the agent's random seed")
+}
+
+func (a *agentFlags) new(env agentEnv) (arena.Agent, error) {
+	env.seed = a.seed
+	return newAgent(a.spec, env)
+}
 
 // agentEnv is what an agent may need besides its name.
 type agentEnv struct {
@@ -56,7 +77,7 @@ func agentMaker(spec string, env agentEnv) (func(seed uint64) (arena.Agent, erro
 		if err != nil {
 			return nil, fmt.Errorf("agent %s: %w", spec, err)
 		}
-		return func(seed uint64) (arena.Agent, error) { return arena.NewForest(m, "forest", 0, seed) }, nil
+		return func(seed uint64) (arena.Agent, error) { return arena.NewForest(m, arena.ForestConfig{Seed: seed}) }, nil
 	case "search":
 		cfg, err := searchConfig(arg)
 		if err != nil {
@@ -64,10 +85,12 @@ func agentMaker(spec string, env agentEnv) (func(seed uint64) (arena.Agent, erro
 		}
 		return func(uint64) (arena.Agent, error) { return arena.NewSearch(cfg) }, nil
 	case "engine":
-		if strings.TrimSpace(arg) == "" {
+		argv := strings.Fields(arg)
+		if len(argv) == 0 {
 			return nil, fmt.Errorf("agent %q: want engine:COMMAND", spec)
 		}
-		return func(uint64) (arena.Agent, error) { return startExternal(arg, env.turn, env.log) }, nil
+		opts := gomocup.ClientOptions{Turn: env.turn, Log: env.log}
+		return func(uint64) (arena.Agent, error) { return gomocup.StartClient(argv, opts) }, nil
 	}
 	return nil, fmt.Errorf("unknown agent %q (want %s)", spec, agentHelp)
 }
@@ -116,9 +139,9 @@ func searchConfig(arg string) (arena.SearchConfig, error) {
 
 // loadModel loads the model file path, or the shipped model (embedded,
 // package data) when path is empty.
-func loadModel(path string) (*forest.Model, error) {
+func loadModel(path string) (*policy.Model, error) {
 	if path == "" {
-		return forest.Load(bytes.NewReader(data.Model))
+		return policy.Load(bytes.NewReader(data.Model))
 	}
-	return forest.LoadFile(path)
+	return policy.LoadFile(path)
 }

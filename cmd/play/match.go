@@ -13,11 +13,11 @@ import (
 
 	"ocvist/arena"
 	"ocvist/gomoku"
+	"ocvist/internal/cli"
 	"ocvist/internal/splitmix"
 )
 
-const matchDoc = `usage: play match -a AGENT -b AGENT [flags]
-
+const matchDoc = `
 Plays paired games between agents A and B: each opening of the set is played
 twice, once with A as Black and once with B as Black (-games 80 plays the 40
 default openings once each way). Prints a progress line on stderr and a
@@ -28,9 +28,7 @@ infinite estimate but a finite lower end), and the longest move of each agent
 (the timing measurement for engines).
 An agent that errs, plays an illegal move or overruns -turn-ms loses the game.
 Interrupted (Ctrl-C), a match still saves and reports the games it finished.
-Agent A gets seed S and B seed S+1 (for random and sampling agents).
-
-`
+Agent A gets seed S and B seed S+1 (for random and sampling agents).`
 
 // matchConfig is the typed configuration of play match.
 type matchConfig struct {
@@ -54,9 +52,9 @@ type matchConfig struct {
 
 const defaultOpenings = "data/openings/piskvork-15.txt"
 
-func runMatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runMatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	var c matchConfig
-	fs := newFlagSet("match", matchDoc, stderr)
+	fs := cli.NewFlagSet("play match", "-a AGENT -b AGENT [flags]", matchDoc, stderr)
 	fs.StringVar(&c.A, "a", "", "agent A: "+agentHelp+" (required)")
 	fs.StringVar(&c.B, "b", "", "agent B (required)")
 	fs.IntVar(&c.Games, "games", 80, "number of games (even: each opening once per colour)")
@@ -72,7 +70,7 @@ func runMatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Uint64Var(&c.GenSeed, "gen-seed", 1, "seed of the generated openings")
 	fs.StringVar(&c.SPRT, "sprt", "", `"ELO0,ELO1": stop as soon as an SPRT (alpha = beta = 0.05, on game pairs) decides between A being ELO0 or ELO1 stronger`)
 	fs.IntVar(&c.Concurrency, "concurrency", 1, "games played at once (each game gets fresh agents, seeded from -seed and the game's index)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseNoArgs(fs, args); err != nil {
 		return err
 	}
 	cfg, err := c.arenaConfig()
@@ -155,24 +153,24 @@ func (c *matchConfig) arenaConfig() (arena.Config, error) {
 	var cfg arena.Config
 	switch {
 	case c.A == "" || c.B == "":
-		return cfg, fmt.Errorf("match: -a and -b are required")
+		return cfg, cli.Usagef("match: -a and -b are required")
 	case c.Games < 1:
-		return cfg, fmt.Errorf("match: -games %d: want at least 1", c.Games)
+		return cfg, cli.Usagef("match: -games %d: want at least 1", c.Games)
 	case c.TurnMS < 1:
-		return cfg, fmt.Errorf("match: -turn-ms %d: want at least 1", c.TurnMS)
+		return cfg, cli.Usagef("match: -turn-ms %d: want at least 1", c.TurnMS)
 	case c.MaxPly < 0:
-		return cfg, fmt.Errorf("match: -max-ply %d is negative", c.MaxPly)
+		return cfg, cli.Usagef("match: -max-ply %d is negative", c.MaxPly)
 	}
 	rule, err := gomoku.ParseRule(c.Rule)
 	if err != nil {
-		return cfg, fmt.Errorf("match: %w", err)
+		return cfg, cli.Usagef("match: -rule: %v", err)
 	}
 	cfg = arena.Config{Rule: rule, MaxPly: c.MaxPly, Games: c.Games, Turn: time.Duration(c.TurnMS) * time.Millisecond}
 	switch {
 	case c.Generate < 0:
-		return cfg, fmt.Errorf("match: -generate %d is negative", c.Generate)
+		return cfg, cli.Usagef("match: -generate %d is negative", c.Generate)
 	case c.Concurrency < 1:
-		return cfg, fmt.Errorf("match: -concurrency %d: want at least 1", c.Concurrency)
+		return cfg, cli.Usagef("match: -concurrency %d: want at least 1", c.Concurrency)
 	case c.Generate > 0:
 		if cfg.Openings, err = arena.GenerateOpenings(c.GenSeed, c.Generate, rule); err != nil {
 			return cfg, fmt.Errorf("match: %w", err)
@@ -185,7 +183,7 @@ func (c *matchConfig) arenaConfig() (arena.Config, error) {
 	if c.SPRT != "" {
 		t, err := parseSPRT(c.SPRT)
 		if err != nil {
-			return cfg, fmt.Errorf("match: -sprt: %w", err)
+			return cfg, cli.Usagef("match: -sprt: %v", err)
 		}
 		cfg.SPRT = &t
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"ocvist/arena"
+	"ocvist/gomocup"
 	"ocvist/gomoku"
 	"ocvist/patterns"
 )
@@ -93,7 +94,7 @@ func TestEngineMatchesInProcess(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			eng, err := startExternal(bin+" gomocup -agent "+name+" -seed 2", cfg.Turn, nil)
+			eng, err := gomocup.StartClient([]string{bin, "gomocup", "-agent", name, "-seed", "2"}, gomocup.ClientOptions{Turn: cfg.Turn})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -265,7 +266,7 @@ func TestMatchCLIErrors(t *testing.T) {
 		{[]string{"match", "-a", "random", "-b", "random", "-openings", "/nonexistent"}, "read openings"},
 		{[]string{"match", "-a", "random", "-b", "random", "-games", "0"}, "-games 0"},
 		{[]string{"match", "-a", "random", "-b", "random", "-max-ply", "3"}, "the game is over after the opening"},
-		{[]string{"bogus"}, `unknown subcommand "bogus"`},
+		{[]string{"bogus"}, `unknown command "bogus"`},
 		{[]string{"terminal", "-color", "red"}, `-color "red"`},
 	}
 	t.Chdir(repoRoot)
@@ -278,84 +279,6 @@ func TestMatchCLIErrors(t *testing.T) {
 	}
 }
 
-// fakeEngine writes a shell script engine: it answers START and ABOUT,
-// answers RESTART with UNKNOWN, plays 0,0 to BEGIN, and hangs on TURN.
-func fakeEngine(t *testing.T) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "pbrain-fake")
-	script := `#!/bin/sh
-while read -r line; do
-  case "$line" in
-    START*) echo OK ;;
-    ABOUT*) echo 'name="Fake", version="1"' ;;
-    RESTART*) echo "UNKNOWN RESTART" ;;
-    BEGIN*) echo "MESSAGE thinking"; echo "0,0" ;;
-    TURN*) sleep 30 ;;
-    END*) exit 0 ;;
-  esac
-done
-`
-	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-func TestExternalHangAndRestart(t *testing.T) {
-	if _, err := exec.LookPath("sh"); err != nil {
-		t.Skip("no sh")
-	}
-	e, err := startExternal(fakeEngine(t), 100*time.Millisecond, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	if e.Name() != "engine:Fake" {
-		t.Errorf("name %q", e.Name())
-	}
-	b := gomoku.New(gomoku.Options{})
-	move := func() (gomoku.Point, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-		defer cancel()
-		return e.Move(ctx, b)
-	}
-	if err := e.NewGame(gomoku.Freestyle); err != nil {
-		t.Fatal(err)
-	}
-	if p, err := move(); err != nil || p != gomoku.Pt(0, 0) {
-		t.Fatalf("BEGIN: %v %v", p, err)
-	}
-	b.Play(gomoku.Pt(0, 0))
-	b.Play(gomoku.Center)
-	e.grace = 100 * time.Millisecond
-	start := time.Now()
-	if _, err := move(); err == nil || !strings.Contains(err.Error(), "did not answer") {
-		t.Fatalf("TURN to a hanging engine: %v", err)
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("gave up after %v, want about turn + grace", d)
-	}
-	if e.p != nil {
-		t.Errorf("the hanging engine was not killed")
-	}
-	// The next game starts a new process (RESTART would be answered UNKNOWN).
-	if err := e.NewGame(gomoku.Freestyle); err != nil {
-		t.Fatal(err)
-	}
-	b = gomoku.New(gomoku.Options{})
-	if p, err := move(); err != nil || p != gomoku.Pt(0, 0) {
-		t.Fatalf("BEGIN after restart: %v %v", p, err)
-	}
-	// RESTART answered UNKNOWN: the client relaunches the engine.
-	old := e.p
-	if err := e.NewGame(gomoku.Freestyle); err != nil {
-		t.Fatal(err)
-	}
-	if e.p == old || e.p == nil {
-		t.Errorf("engine not relaunched after RESTART was answered UNKNOWN")
-	}
-}
-
 // BenchmarkEngineMoveTime measures the longest move of "play gomocup" with
 // its default agent (the shipped forest) under INFO timeout_turn 1000 over
 // a whole 80-game match against patterns, driven through the protocol (the
@@ -365,7 +288,7 @@ func BenchmarkEngineMoveTime(b *testing.B) {
 	bin := playBinary(b)
 	ops := openings(b)
 	for b.Loop() {
-		eng, err := startExternal(bin+" gomocup", time.Second, nil)
+		eng, err := gomocup.StartClient([]string{bin, "gomocup"}, gomocup.ClientOptions{Turn: time.Second})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"ocvist/gomoku"
+	"ocvist/internal/cli"
 	"ocvist/store"
 )
 
 // version is Ocvist's version, recorded with every run.
-const version = "0.1.0"
+const version = cli.Version
 
 // defaultDB is where the main job keeps its statistics.
 const defaultDB = "data/ocvist.db"

@@ -7,13 +7,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"ocvist/canon"
 	"ocvist/forest"
+	"ocvist/gomoku"
+	"ocvist/policy"
 	"ocvist/store"
 )
 
@@ -24,23 +26,27 @@ Training rows are the (position, move) pairs with at least -min-games games;
 each gives a "mover won" sample weighted by its wins and a "mover lost"
 sample weighted by its losses. A seeded -holdout fraction of the positions
 is kept out of training; the held-out AUC is printed next to the best single
-feature's AUC as a baseline. The model file is written atomically, next to
-the database unless -model names it (the shipped data/model.ocf is only
-replaced when named); the same database, flags and -fit-seed give a
-byte-identical file. The database is only read.`
+feature's AUC as a baseline. Features are computed with the database's rule
+and -radius (the self-play radius of its games); the model file records both
+and the feature set, and is refused where its features would come out
+otherwise. The model file is written atomically, next to the database unless
+-model names it (the shipped data/model.ocf is only replaced when named); the
+same database, flags and -fit-seed give a byte-identical file. The database
+is only read.`
 
-// fitConfig configures a fit: which rows, how to split, the forest.
+// fitConfig configures a fit: which rows, how to split, the features'
+// radius, the forest.
 type fitConfig struct {
 	MinGames int64         `json:"min_games"`
 	Holdout  float64       `json:"holdout"`
+	Radius   int           `json:"radius"` // as the games were played with; recorded in the model
 	Forest   forest.Config `json:"forest"`
 }
 
 func defaultFitConfig() fitConfig {
 	fc := forest.DefaultConfig()
 	fc.Trees, fc.MaxDepth, fc.MinLeaf = 48, 12, 20
-	fc.FeatureNames = forest.FeatureNames[:]
-	return fitConfig{MinGames: 2, Holdout: 0.1, Forest: fc}
+	return fitConfig{MinGames: 2, Holdout: 0.1, Radius: 2, Forest: fc}
 }
 
 func (c *fitConfig) register(fs *flag.FlagSet) {
@@ -59,6 +65,9 @@ func (c fitConfig) validate() error {
 	}
 	if c.Holdout < 0 || c.Holdout > 0.9 {
 		return fmt.Errorf("-holdout %v out of range 0..0.9", c.Holdout)
+	}
+	if c.Radius < 1 || c.Radius > gomoku.MaxRadius {
+		return fmt.Errorf("-radius %d out of range 1..%d", c.Radius, gomoku.MaxRadius)
 	}
 	if err := c.Forest.Validate(); err != nil {
 		// Name the flags, not the forest's fields.
@@ -87,6 +96,7 @@ func fitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	dbPath := fs.String("db", defaultDB, "database `file` to learn from")
 	model := fs.String("model", "", "model `file` to write (default: the database's name with .ocf, beside it)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
+	fs.IntVar(&fc.Radius, "radius", fc.Radius, "candidate radius of the features (the self-play -radius of the games)")
 	fc.register(fs)
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
@@ -124,11 +134,8 @@ func fitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 func fitModel(ctx context.Context, db *store.DB, fc fitConfig, path string) (fitResult, error) {
 	rule := db.Config().Rule
 	rows := 0
-	scan := func(minGames int64, fn func(store.MoveStat) error) error {
-		return db.ScanMoves(ctx, minGames, func(m store.MoveStat) error { rows++; return fn(m) })
-	}
-	train, test, err := forest.BuildDatasets(ctx, scan, forest.DatasetConfig{
-		Rule: rule, Radius: 2, MinGames: fc.MinGames, Holdout: fc.Holdout, Seed: uint64(fc.Forest.Seed),
+	train, test, err := policy.BuildDatasets(ctx, scanStats(ctx, db, &rows), policy.DatasetConfig{
+		Rule: rule, Radius: fc.Radius, MinGames: fc.MinGames, Holdout: fc.Holdout, Seed: uint64(fc.Forest.Seed),
 	})
 	if err != nil {
 		return fitResult{}, err
@@ -137,92 +144,26 @@ func fitModel(ctx context.Context, db *store.DB, fc fitConfig, path string) (fit
 		return fitResult{}, fmt.Errorf("fit: no (position, move) rows with at least %d games in %s", fc.MinGames, db.Path())
 	}
 	start := time.Now()
-	m, err := forest.Fit(ctx, train.X, train.Labels, train.Weights, fc.Forest)
+	m, err := policy.Fit(ctx, train, fc.Forest)
 	if err != nil {
 		return fitResult{}, err
 	}
+	ev := policy.Evaluate(m, test)
 	res := fitResult{Model: path, Rows: rows, TrainSamples: train.Len(), TestSamples: test.Len(),
-		FitSeconds: time.Since(start).Seconds(), AUC: math.NaN(), BaselineAUC: math.NaN()}
-	if test.Len() > 0 {
-		res.AUC = evaluate(m, test)
-		res.Baseline, res.BaselineAUC = bestFeature(test)
-	}
-	if res.Bytes, err = saveModel(m, path); err != nil {
-		return res, err
-	}
-	return res, nil
+		FitSeconds: time.Since(start).Seconds(), AUC: ev.AUC, Baseline: ev.Baseline, BaselineAUC: ev.BaselineAUC}
+	res.Bytes, err = m.SaveFile(path)
+	return res, err
 }
 
-// evaluate is the model's AUC on a dataset.
-func evaluate(m *forest.Model, d *forest.Dataset) float64 {
-	scores := make([]float64, d.Len())
-	labels := make([]bool, d.Len())
-	row := make([]float64, forest.NumFeatures)
-	for i := range scores {
-		mat := d.X.RawRowView(i)
-		copy(row, mat)
-		scores[i] = m.PredictClass1(row)
-		labels[i] = d.Labels[i] == 1
+// scanStats reads db's move statistics as the policy's rows (counting them
+// in *rows when rows is not nil).
+func scanStats(ctx context.Context, db *store.DB, rows *int) func(int64, func(policy.Stat) error) error {
+	return func(minGames int64, fn func(policy.Stat) error) error {
+		return db.ScanMoves(ctx, minGames, func(m store.MoveStat) error {
+			if rows != nil {
+				*rows++
+			}
+			return fn(policy.Stat{Key: m.Key, Move: canon.Move{X: m.Move.X, Y: m.Move.Y}, WSum: m.WSum, Games: m.Games})
+		})
 	}
-	return forest.AUC(scores, labels, d.Weights)
-}
-
-// bestFeature is the one-feature baseline: the feature whose raw value
-// (or its negation) ranks the held-out samples best, and that AUC.
-func bestFeature(d *forest.Dataset) (string, float64) {
-	labels := make([]bool, d.Len())
-	for i := range labels {
-		labels[i] = d.Labels[i] == 1
-	}
-	best, name := math.NaN(), ""
-	col := make([]float64, d.Len())
-	for f := range forest.NumFeatures {
-		for i := range col {
-			col[i] = d.X.At(i, f)
-		}
-		auc := forest.AUC(col, labels, d.Weights)
-		if auc < 0.5 {
-			auc = 1 - auc
-		}
-		if !(auc <= best) {
-			best, name = auc, forest.FeatureNames[f]
-		}
-	}
-	return name, best
-}
-
-// saveModel writes m to path through a temporary file and a rename, so a
-// crash never leaves a half-written model under the real name.
-func saveModel(m *forest.Model, path string) (int64, error) {
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return 0, err
-		}
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".model-*.tmp")
-	if err != nil {
-		return 0, err
-	}
-	defer os.Remove(tmp.Name())
-	err = tmp.Chmod(0o644)
-	if err == nil {
-		err = m.Save(tmp)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return 0, fmt.Errorf("save model %s: %w", path, err)
-	}
-	fi, err := os.Stat(tmp.Name())
-	if err != nil {
-		return 0, err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return 0, fmt.Errorf("save model %s: %w", path, err)
-	}
-	return fi.Size(), nil
 }

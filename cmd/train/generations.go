@@ -122,6 +122,7 @@ func nextGeneration(ctx context.Context, cfg runConfig, g int, fc fitConfig, gat
 	}
 	defer db.Close()
 	fc.Forest.Seed = int64(workerSeed(cfg.Seed, g, -2) >> 1)
+	fc.Radius = cfg.Game.Radius // the model's features as the games were played
 	fit, err := fitModel(ctx, db, fc, path)
 	if err != nil {
 		return store.Generation{}, err
@@ -140,7 +141,8 @@ func nextGeneration(ctx context.Context, cfg runConfig, g int, fc fitConfig, gat
 	}
 	rec := store.Generation{
 		Gen: g, Games: st.Games, Rows: int64(fit.Rows), FitSeconds: fit.FitSeconds,
-		AUC: nanToZero(fit.AUC), Score: s, ScoreLow: lo, ScoreHigh: hi, Model: path, Seed: int64(cfg.Seed >> 1),
+		AUC: nanToZero(fit.AUC), Score: s, ScoreLow: lo, ScoreHigh: hi, Model: path,
+		Seed: int64(cfg.Seed), // the run's -seed, bit for bit: with g it derives every seed above
 	}
 	return rec, db.AddGeneration(ctx, rec)
 }
@@ -148,19 +150,22 @@ func nextGeneration(ctx context.Context, cfg runConfig, g int, fc fitConfig, gat
 // gateMatch plays the new model against the previous policy (the pattern
 // filter with uniform choice for generation 0).
 func gateMatch(ctx context.Context, cfg runConfig, g int, gate gateConfig, model, prev string) (*arena.Result, error) {
-	rule, _ := gomoku.ParseRule(cfg.Game.Rule)
+	rule, err := gomoku.ParseRule(cfg.Game.Rule)
+	if err != nil {
+		return nil, fmt.Errorf("gate match: %w", err)
+	}
 	ops, err := arena.ReadOpeningsFile(gate.Openings)
 	if err != nil {
 		return nil, err
 	}
 	seed := workerSeed(cfg.Seed, g, -3)
-	a, err := arena.LoadForest(model, fmt.Sprintf("gen-%d", g), gate.Temperature, seed)
+	a, err := arena.LoadForest(model, arena.ForestConfig{Name: fmt.Sprintf("gen-%d", g), Temperature: gate.Temperature, Seed: seed})
 	if err != nil {
 		return nil, err
 	}
 	var b arena.Agent = arena.NewPatterns(seed+1, patterns.Config{})
 	if prev != "" {
-		if b, err = arena.LoadForest(prev, "previous", gate.Temperature, seed+1); err != nil {
+		if b, err = arena.LoadForest(prev, arena.ForestConfig{Name: "previous", Temperature: gate.Temperature, Seed: seed + 1}); err != nil {
 			return nil, err
 		}
 	}

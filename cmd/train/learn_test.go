@@ -2,11 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"ocvist/canon"
+	"ocvist/gomoku"
+	"ocvist/patterns"
+	"ocvist/policy"
 )
 
 const testOpenings = "../../data/openings/piskvork-15.txt"
@@ -54,6 +62,21 @@ func TestFitReproducible(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "g2.db")); err == nil {
 		t.Error("a refused run created its database")
 	}
+	// The model records the radius and rule of its features; self-play
+	// under others refuses it.
+	r3 := filepath.Join(dir, "r3.ocf")
+	mustTrain(t, "fit", "-db", db, "-model", r3, "-radius", "3", "-trees", "2")
+	for m, want := range map[string]policy.Spec{a: {FeatureSet: 1, Rule: gomoku.Freestyle, Radius: 2}, r3: {FeatureSet: 1, Rule: gomoku.Freestyle, Radius: 3}} {
+		if got, err := policy.LoadFile(m); err != nil || got.Spec != want {
+			t.Errorf("model %s: spec %v, %v; want %v", filepath.Base(m), got, err, want)
+		}
+	}
+	for _, args := range [][]string{{"-model", r3}, {"-model", a, "-radius", "3"}, {"-model", a, "-rule", "standard"}} {
+		args = append([]string{"run", "-db", filepath.Join(dir, "g3.db"), "-games", "5", "-workers", "1"}, args...)
+		if _, errOut, code := train(t, args...); code != 1 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "does not fit the games") {
+			t.Errorf("train %v: exit %d, stderr %q", args, code, errOut)
+		}
+	}
 }
 
 // TestGenerations runs a small learning loop: every generation is
@@ -76,6 +99,7 @@ func TestGenerations(t *testing.T) {
 			AUC, Score, Low, High float64
 			FitSeconds            float64 `json:"fit_seconds"`
 			Model                 string
+			Seed                  uint64
 		} `json:"generation_list"`
 	}
 	raw := mustTrain(t, "stats", "-db", db, "-json")
@@ -86,7 +110,7 @@ func TestGenerations(t *testing.T) {
 		t.Fatalf("stats after 2 generations: %s", raw)
 	}
 	for i, g := range st.Gens {
-		if g.Gen != i+1 || g.Rows == 0 || !(g.AUC > 0) || g.Score < 0 || g.Score > 1 || g.Model == "" {
+		if g.Gen != i+1 || g.Rows == 0 || !(g.AUC > 0) || g.Score < 0 || g.Score > 1 || g.Model == "" || g.Seed != 21 {
 			t.Errorf("generation %+v", g)
 		}
 		if _, err := os.Stat(g.Model); err != nil {
@@ -105,5 +129,51 @@ func TestGenerations(t *testing.T) {
 	}
 	if _, errOut, code := train(t, "report", "-db", db, "-o", filepath.Join(dir, "c.gif")); code != 2 || !strings.Contains(errOut, ".png or .svg") {
 		t.Errorf("report to .gif: exit %d %s", code, errOut)
+	}
+}
+
+// TestSelfPlayPolicyBlendsStats: with a model and a database, self-play
+// scores a move that has at least 20 stored games by blending the forest's
+// estimate with its results (DESIGN, Forest); other moves by the forest.
+func TestSelfPlayPolicyBlendsStats(t *testing.T) {
+	dir := t.TempDir()
+	db, model := filepath.Join(dir, "s.db"), filepath.Join(dir, "s.ocf")
+	mustTrain(t, "run", "-db", db, "-games", "400", "-workers", "2", "-seed", "12")
+	mustTrain(t, "fit", "-db", db, "-model", model, "-trees", "4")
+	g := defaultRunConfig().Game
+	g.Model = model
+	ctx := context.Background()
+	plain, err := newPolicy(ctx, g, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blend, err := newPolicy(ctx, g, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats, err := loadStats(ctx, db, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := gomoku.New(gomoku.Options{})
+	b.Play(gomoku.Center)
+	pos := patterns.FromBoard(b)
+	res := patterns.Filter(pos, b.ToMove(), patterns.Config{}, patterns.Result{})
+	c := canon.Of(b)
+	p0 := slices.Clone(plain.(forestPolicy).p.Scores(pos, &res, &c, res.Moves))
+	p1 := blend.(forestPolicy).p.Scores(pos, &res, &c, res.Moves)
+	blended := 0
+	for i, q := range res.Moves {
+		want := p0[i]
+		if st, ok := stats[policy.KeyMove{Key: c.Key, Move: c.ToCanon(q)}]; ok {
+			want = (float64(st.Games+st.WSum)/2 + 20*p0[i]) / (float64(st.Games) + 20)
+			blended++
+		}
+		if math.Abs(p1[i]-want) > 1e-12 {
+			t.Errorf("move %v: score %v, want %v", q, p1[i], want)
+		}
+	}
+	if blended != len(res.Moves) {
+		t.Errorf("%d of the %d second moves have 20 stored games after 400 games, want all", blended, len(res.Moves))
 	}
 }

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"math/rand/v2"
 
 	"ocvist/arena"
-	"ocvist/forest"
 	"ocvist/gomoku"
+	"ocvist/policy"
 	"ocvist/selfplay"
+	"ocvist/store"
 )
 
 // newGameConfig turns the flag-level game configuration into self-play's.
@@ -29,26 +32,49 @@ func newGameConfig(g gameConfig) (selfplay.Config, error) {
 }
 
 // newPolicy returns the self-play policy: uniform in generation 0, the
-// forest's with a model.
-func newPolicy(g gameConfig) (selfplay.Policy, error) {
+// forest's with a model, blended with the statistics of the database at
+// dbPath (if not "") where a move has plenty of games. The model must be
+// fitted for the games' rule and radius.
+func newPolicy(ctx context.Context, g gameConfig, dbPath string) (selfplay.Policy, error) {
 	if g.Model == "" {
 		return selfplay.Uniform{}, nil
 	}
-	m, err := forest.LoadFile(g.Model)
+	m, err := policy.LoadFile(g.Model)
 	if err != nil {
 		return nil, err
 	}
-	cfg := forest.DefaultPolicyConfig
+	if rule, err := gomoku.ParseRule(g.Rule); err != nil || m.Check(rule) != nil || m.Spec.Radius != g.Radius {
+		return nil, fmt.Errorf("model %s (%v) does not fit the games (%s, radius %d)", g.Model, m.Spec, g.Rule, g.Radius)
+	}
+	cfg := policy.DefaultConfig
 	cfg.Temperature = g.Temperature
-	pol, err := forest.NewPolicy(m, cfg, nil)
+	var stats policy.Stats
+	if dbPath != "" {
+		if stats, err = loadStats(ctx, dbPath, cfg.MinStatGames); err != nil {
+			return nil, err
+		}
+	}
+	pol, err := policy.New(m, cfg, stats)
 	if err != nil {
 		return nil, err
 	}
 	return forestPolicy{pol}, nil
 }
 
-// forestPolicy samples self-play moves from the forest's scores.
-type forestPolicy struct{ p *forest.Policy }
+// loadStats reads the statistics of the moves with at least minGames games
+// from the database at path.
+func loadStats(ctx context.Context, path string, minGames int64) (policy.Stats, error) {
+	db, err := store.OpenReadOnly(path)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	return policy.LoadStats(minGames, scanStats(ctx, db, nil))
+}
+
+// forestPolicy samples self-play moves from the forest's scores (blended
+// with the stored statistics).
+type forestPolicy struct{ p *policy.Policy }
 
 func (f forestPolicy) Choose(t *selfplay.Turn, rng *rand.Rand) gomoku.Point {
 	return t.Moves[f.p.Sample(f.p.Scores(t.Pos, t.Filter, &t.Canon, t.Moves), rng)]

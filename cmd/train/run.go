@@ -153,7 +153,7 @@ func runJob(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 	if _, err := newGameConfig(cfg.Game); err != nil {
 		return err
 	}
-	if _, err := newPolicy(cfg.Game); err != nil {
+	if _, err := newPolicy(ctx, cfg.Game, ""); err != nil {
 		return err
 	}
 	j := &job{cfg: cfg, out: stdout, log: stderr, start: time.Now()}

@@ -84,7 +84,7 @@ func (w *selfplayWorker) run(ctx context.Context, dbPath string, games int) erro
 	if err != nil {
 		return err
 	}
-	pol, err := newPolicy(w.cfg)
+	pol, err := newPolicy(ctx, w.cfg, dbPath)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package forest
+package policy
 
 import (
 	"slices"
@@ -7,8 +7,13 @@ import (
 	"ocvist/patterns"
 )
 
-// The features of a move. This table is the one place that documents them;
-// Features computes them in this order. "Mover" is the side to move, who
+// FeatureSet is the version of the move features below. A model file
+// records the set it was fitted on, and a model of another set is refused
+// (FromForest): changing a feature's meaning, order or number is a new set.
+const FeatureSet = 1
+
+// The features of a move, feature set 1. This table is the one place that
+// documents them; Features computes them in this order. "Mover" is the side to move, who
 // plays the move; "opponent" the other side. Shapes are patterns.Shape codes
 // (0 none … 9 overline), an ordinal scale.
 //

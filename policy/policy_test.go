@@ -1,4 +1,4 @@
-package forest
+package policy
 
 import (
 	"bytes"
@@ -12,9 +12,9 @@ import (
 
 	"ocvist/canon"
 	"ocvist/data"
+	"ocvist/forest"
 	"ocvist/gomoku"
 	"ocvist/patterns"
-	"ocvist/store"
 )
 
 // shapeModel is a small forest that learned "a move that makes a three or
@@ -33,9 +33,9 @@ func shapeModel(t testing.TB) *Model {
 			labels[i] = 1
 		}
 	}
-	cfg := DefaultConfig()
+	cfg := forest.DefaultConfig()
 	cfg.Trees, cfg.MaxDepth = 8, 4
-	m, err := Fit(context.Background(), x, labels, nil, cfg)
+	m, err := Fit(context.Background(), &Dataset{X: x, Labels: labels, Spec: legacySpec}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func shapeModel(t testing.TB) *Model {
 
 func TestPolicyPrefersShapes(t *testing.T) {
 	m := shapeModel(t)
-	pol, err := NewPolicy(m, DefaultPolicyConfig, nil)
+	pol, err := New(m, DefaultConfig, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestPolicyPrefersShapes(t *testing.T) {
 		}
 	}
 	// A cold policy concentrates on the best move.
-	cold, _ := NewPolicy(m, PolicyConfig{Temperature: 0.05}, nil)
+	cold, _ := New(m, Config{Temperature: 0.05}, nil)
 	hits := 0
 	for range 1000 {
 		if scores[cold.Sample(scores, rng)] == scores[Best(scores)] {
@@ -117,10 +117,10 @@ func TestPolicyBlendsStats(t *testing.T) {
 	c := canon.Of(b)
 	q := res.Moves[0]
 	cm := c.ToCanon(q)
-	plain, _ := NewPolicy(m, DefaultPolicyConfig, nil)
+	plain, _ := New(m, DefaultConfig, nil)
 	p0 := slices.Clone(plain.Scores(pos, &res, &c, res.Moves))
-	stats := MoveStats{{Key: c.Key, Move: store.Move{X: cm.X, Y: cm.Y}}: {Games: 180, WSum: -180}}
-	blend, _ := NewPolicy(m, DefaultPolicyConfig, stats)
+	stats := Stats{{c.Key, cm}: {Key: c.Key, Move: cm, Games: 180, WSum: -180}}
+	blend, _ := New(m, DefaultConfig, stats)
 	p1 := blend.Scores(pos, &res, &c, res.Moves)
 	// 180 lost games and a prior of 20 games at p0: (0 + 20 p0) / 200.
 	if want := 20 * p0[0] / 200; math.Abs(p1[0]-want) > 1e-12 {
@@ -133,22 +133,12 @@ func TestPolicyBlendsStats(t *testing.T) {
 	}
 }
 
-func TestPolicyRefusesOtherModels(t *testing.T) {
-	x := mat.NewDense(20, 3, nil)
-	labels := make([]int, 20)
-	for i := range labels {
-		x.Set(i, 0, float64(i))
-		labels[i] = i % 2
-	}
-	m, err := Fit(context.Background(), x, labels, nil, DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := NewPolicy(m, DefaultPolicyConfig, nil); err == nil {
-		t.Error("a 3-feature model was accepted")
-	}
-	if _, err := NewPolicy(shapeModel(t), PolicyConfig{Temperature: -1}, nil); err == nil {
+func TestPolicyRefusesBadConfig(t *testing.T) {
+	if _, err := New(shapeModel(t), Config{Temperature: -1}, nil); err == nil {
 		t.Error("a negative temperature was accepted")
+	}
+	if _, err := New(shapeModel(t), Config{Temperature: 1, MinStatGames: -1}, nil); err == nil {
+		t.Error("negative statistics games were accepted")
 	}
 }
 
@@ -199,9 +189,9 @@ func BenchmarkPolicyScores(b *testing.B) {
 		}
 		labels[i] = rng.IntN(2)
 	}
-	cfg := DefaultConfig()
+	cfg := forest.DefaultConfig()
 	cfg.Trees, cfg.MaxDepth, cfg.MinLeaf = 48, 12, 1
-	m, err := Fit(context.Background(), x, labels, nil, cfg)
+	m, err := Fit(context.Background(), &Dataset{X: x, Labels: labels, Spec: legacySpec}, cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -223,7 +213,7 @@ func BenchmarkShippedModel(b *testing.B) {
 // benchMoveChoice times model m choosing the best move in middle-game
 // positions: one op is a whole move choice; ns/candidate is reported.
 func benchMoveChoice(b *testing.B, m *Model) {
-	pol, _ := NewPolicy(m, DefaultPolicyConfig, nil)
+	pol, _ := New(m, DefaultConfig, nil)
 	ps, rs := middleGames(b, 16)
 	cands := 0
 	b.ReportAllocs()

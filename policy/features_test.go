@@ -1,4 +1,4 @@
-package forest
+package policy
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"ocvist/canon"
 	"ocvist/gomoku"
 	"ocvist/patterns"
-	"ocvist/store"
 )
 
 func mustPosition(t testing.TB, diagram string) *patterns.Position {
@@ -167,7 +166,7 @@ func TestPlacement(t *testing.T) {
 // keeps every position on one side.
 func TestBuildDatasets(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
-	var stats []store.MoveStat
+	var stats []Stat
 	type ref struct {
 		row    []float64
 		wins   float64
@@ -202,9 +201,9 @@ func TestBuildDatasets(t *testing.T) {
 		row := make([]float64, NumFeatures)
 		Features(row, pos, &res, q)
 		want[k] = ref{row, float64(games+wsum) / 2 / float64(games), float64(games-wsum) / 2 / float64(games)}
-		stats = append(stats, store.MoveStat{Key: c.Key, Move: store.Move{X: m.X, Y: m.Y}, WSum: wsum, Games: games})
+		stats = append(stats, Stat{Key: c.Key, Move: m, WSum: wsum, Games: games})
 	}
-	slices.SortFunc(stats, func(a, b store.MoveStat) int {
+	slices.SortFunc(stats, func(a, b Stat) int {
 		if a.Key < b.Key {
 			return -1
 		} else if a.Key > b.Key {
@@ -212,7 +211,7 @@ func TestBuildDatasets(t *testing.T) {
 		}
 		return 0
 	})
-	scan := func(minGames int64, fn func(store.MoveStat) error) error {
+	scan := func(minGames int64, fn func(Stat) error) error {
 		for _, s := range stats {
 			if s.Games >= minGames {
 				if err := fn(s); err != nil {
@@ -243,14 +242,24 @@ func TestBuildDatasets(t *testing.T) {
 	if math.Abs(total-wantTotal) > 1e-9 || math.Abs(wins-wantWins) > 1e-9 || math.Abs(total-float64(len(want))) > 1e-9 {
 		t.Errorf("weights: total %v wins %v, want %v and %v", total, wins, wantTotal, wantWins)
 	}
-	inTrain := map[uint64]bool{}
-	for _, g := range train.Groups {
-		inTrain[g] = true
-	}
-	for _, g := range test.Groups {
-		if inTrain[g] {
-			t.Fatal("a position is in both the training and the test set")
+	// Each row's samples (one per non-zero weight) go where its key does.
+	var wantTrain, wantTest int
+	for _, st := range stats {
+		n := 2
+		if st.WSum == st.Games || st.WSum == -st.Games {
+			n = 1
 		}
+		if heldOut(st.Key, 1, 0.3) {
+			wantTest += n
+		} else {
+			wantTrain += n
+		}
+	}
+	if train.Len() != wantTrain || test.Len() != wantTest {
+		t.Errorf("split %d/%d samples, want %d/%d by key", train.Len(), test.Len(), wantTrain, wantTest)
+	}
+	if want := (Spec{FeatureSet, gomoku.Freestyle, 2}); train.Spec != want || test.Spec != want {
+		t.Errorf("specs %v and %v, want %v", train.Spec, test.Spec, want)
 	}
 	if len(want) < 100 || test.Len() == 0 || train.Len() < test.Len() {
 		t.Errorf("split %d/%d for holdout 0.3", train.Len(), test.Len())

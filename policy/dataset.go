@@ -1,6 +1,7 @@
-package forest
+package policy
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"hash/fnv"
@@ -11,7 +12,6 @@ import (
 	"ocvist/gomoku"
 	"ocvist/internal/splitmix"
 	"ocvist/patterns"
-	"ocvist/store"
 )
 
 // Dataset is a training or test set: one row of features per sample, the
@@ -27,76 +27,103 @@ type Dataset struct {
 	X       *mat.Dense
 	Labels  []int
 	Weights []float64
-	Groups  []uint64 // hash of the position key of each sample
+	Spec    Spec // how the features were computed (the current FeatureSet)
 }
 
 // Len is the number of samples.
 func (d *Dataset) Len() int { return len(d.Labels) }
 
+// Stat is the stored statistics of one move in one position (a row of the
+// store's moves table): Move in the canonical frame of the position with
+// key Key, played in Games games whose results for the mover (+1 win, −1
+// loss, 0 draw) sum to WSum.
+type Stat struct {
+	Key   string
+	Move  canon.Move
+	WSum  int64
+	Games int64
+}
+
 // DatasetConfig selects and splits training rows.
 type DatasetConfig struct {
 	Rule     gomoku.Rule
-	Radius   int     // filter radius used to compute features (as in self-play)
+	Radius   int     // filter radius used to compute features (as in self-play); 0 means 2
 	MinGames int64   // (key, move) rows with fewer games are left out
 	Holdout  float64 // fraction of positions held out for testing (0..0.9)
 	Seed     uint64  // chooses which positions are held out
 }
 
-// BuildDatasets reads (key, move) rows with scan (normally DB.ScanMoves)
-// and computes each move's features on a board where the position is
-// placed (see Placement). Positions are split between the training and the
-// test set by a seeded hash of their key, so no position is in both.
-func BuildDatasets(ctx context.Context, scan func(minGames int64, fn func(store.MoveStat) error) error, cfg DatasetConfig) (train, test *Dataset, err error) {
-	var tr, te rowBuilder
-	pl := newPlacer(cfg.Rule, cfg.Radius)
-	err = scan(cfg.MinGames, func(m store.MoveStat) error {
+// spec is the Spec of the features a dataset of c holds.
+func (c DatasetConfig) spec() Spec {
+	return Spec{FeatureSet: FeatureSet, Rule: c.Rule, Radius: cmp.Or(c.Radius, 2)}
+}
+
+// BuildDatasets reads (key, move) rows with scan (which calls fn with every
+// row of at least minGames games, normally through the store's ScanMoves,
+// rows of one key together) and computes each move's features on a board
+// where the position is placed (see Placement). Positions are split between
+// the training and the test set by a seeded hash of their key, so no
+// position is in both.
+func BuildDatasets(ctx context.Context, scan func(minGames int64, fn func(Stat) error) error, cfg DatasetConfig) (train, test *Dataset, err error) {
+	spec := cfg.spec()
+	if err := spec.Validate(); err != nil {
+		return nil, nil, err
+	}
+	tr, te := rowBuilder{spec: spec}, rowBuilder{spec: spec}
+	pl := newPlacer(spec)
+	err = scan(cfg.MinGames, func(m Stat) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if m.Games <= 0 {
 			return nil
 		}
-		row, err := pl.features(m.Key, canon.Move{X: m.Move.X, Y: m.Move.Y})
+		row, err := pl.features(m.Key, m.Move)
 		if err != nil {
 			return err
 		}
-		g := groupOf(m.Key)
 		dst := &tr
-		if float64(splitmix.Mix(g^cfg.Seed)>>11)/(1<<53) < cfg.Holdout {
+		if heldOut(m.Key, cfg.Seed, cfg.Holdout) {
 			dst = &te
 		}
 		wins := float64(m.Games+m.WSum) / 2 / float64(m.Games)
-		losses := 1 - wins
 		if wins > 0 {
-			dst.add(row, 1, wins, g)
+			dst.add(row, 1, wins)
 		}
-		if losses > 0 {
-			dst.add(row, 0, losses, g)
+		if losses := 1 - wins; losses > 0 {
+			dst.add(row, 0, losses)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("forest: build datasets: %w", err)
+		return nil, nil, fmt.Errorf("policy: build datasets: %w", err)
 	}
 	return tr.dataset(), te.dataset(), nil
 }
 
+// heldOut reports whether the position with key goes to the test set: a
+// seeded hash of the key below the holdout fraction.
+func heldOut(key string, seed uint64, holdout float64) bool {
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	return float64(splitmix.Mix(h.Sum64()^seed)>>11)/(1<<53) < holdout
+}
+
 type rowBuilder struct {
+	spec    Spec
 	rows    []float64
 	labels  []int
 	weights []float64
-	groups  []uint64
 }
 
-func (b *rowBuilder) add(row []float64, label int, w float64, g uint64) {
+func (b *rowBuilder) add(row []float64, label int, w float64) {
 	b.rows = append(b.rows, row...)
 	b.labels = append(b.labels, label)
 	b.weights = append(b.weights, w)
-	b.groups = append(b.groups, g)
 }
 
 func (b *rowBuilder) dataset() *Dataset {
-	d := &Dataset{Labels: b.labels, Weights: b.weights, Groups: b.groups}
+	d := &Dataset{Labels: b.labels, Weights: b.weights, Spec: b.spec}
 	if len(b.labels) > 0 {
 		d.X = mat.NewDense(len(b.labels), NumFeatures, b.rows)
 	}
@@ -117,8 +144,8 @@ type placer struct {
 	row    [NumFeatures]float64
 }
 
-func newPlacer(rule gomoku.Rule, radius int) *placer {
-	opts := gomoku.Options{Rule: rule, Radius: radius}
+func newPlacer(spec Spec) *placer {
+	opts := spec.options()
 	return &placer{opts: opts, pos: patterns.NewPosition(opts), empty: gomoku.New(opts), key: "\x00"}
 }
 
@@ -174,10 +201,4 @@ func Placement(w, h, mx, my int) (ox, oy int, ok bool) {
 	ox, okx := place(w, mx)
 	oy, oky := place(h, my)
 	return ox, oy, okx && oky
-}
-
-func groupOf(key string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(key))
-	return h.Sum64()
 }

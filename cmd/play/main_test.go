@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+
+	"ocvist/internal/cli"
+)
+
+// TestGomocupCLI: play gomocup wires an agent to the protocol server on
+// stdin and stdout. (The input ends without END: an END that comes while
+// the engine thinks ends the session at once, without the move.)
+func TestGomocupCLI(t *testing.T) {
+	var out, errb bytes.Buffer
+	in := "START 15\r\nABOUT\r\nBEGIN\r\nTURN 8,8\r\n"
+	if err := Run(context.Background(), []string{"gomocup", "-agent", "random"}, strings.NewReader(in), &out, &errb); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	lines := strings.Split(out.String(), "\n")
+	want := `name="Ocvist", version="` + cli.Version + `", author="Ocvist developers", country="Unknown"`
+	if len(lines) != 5 || lines[0] != "OK" || lines[1] != want || lines[2] != "7,7" || lines[4] != "" {
+		t.Errorf("output %q", out.String())
+	}
+}
+
+func TestTerminalCLI(t *testing.T) {
+	var out, errb bytes.Buffer
+	err := Run(context.Background(), []string{"-agent", "patterns", "-color", "o", "-rule", "standard"}, strings.NewReader("hint\nquit\n"), &out, &errb)
+	if err != nil || !strings.Contains(out.String(), "you play o (white) against patterns, standard rule") ||
+		!strings.HasSuffix(out.String(), "Bye.\n") {
+		t.Errorf("error %v, output:\n%s", err, out.String())
+	}
+}
+
+// TestExitCodes: bad command lines exit 2, failures 1, help 0.
+func TestExitCodes(t *testing.T) {
+	t.Chdir(repoRoot)
+	for _, tt := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"help"}, 0},
+		{[]string{"match", "-h"}, 0},
+		{[]string{"gomocup", "-h"}, 0},
+		{[]string{"-h"}, 0},
+		{[]string{"bogus"}, 2},
+		{[]string{"terminal", "-color", "red"}, 2},
+		{[]string{"terminal", "-rule", "renju"}, 2},
+		{[]string{"gomocup", "extra"}, 2},
+		{[]string{"match", "-a", "random"}, 2},
+		{[]string{"match", "-a", "random", "-b", "random", "-games", "0"}, 2},
+		{[]string{"match", "-a", "random", "-b", "random", "-zzz"}, 2},
+		{[]string{"match", "-a", "random", "-b", "forest:/nonexistent/model.ocf"}, 1},
+		{[]string{"gomocup", "-model", "/nonexistent/model.ocf"}, 1},
+	} {
+		err := Run(context.Background(), tt.args, strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})
+		if code := cli.ExitCode(context.Background(), err); code != tt.code {
+			t.Errorf("play %s: exit %d (%v), want %d", strings.Join(tt.args, " "), code, err, tt.code)
+		}
+	}
+}
+
+// TestInterruptAtPrompt: Ctrl-C (SIGINT) while the terminal game waits for
+// a move ends the program at once with exit status 0 and no error line.
+func TestInterruptAtPrompt(t *testing.T) {
+	cmd := exec.Command(playBinary(t), "terminal", "-agent", "random")
+	stdin, err := cmd.StdinPipe() // kept open: no line ever comes
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(stdout)
+	for seen := ""; !strings.HasSuffix(seen, "Your move (x): "); {
+		b, err := r.ReadByte()
+		if err != nil {
+			t.Fatalf("no prompt: %v; output %q", err, seen)
+		}
+		seen += string(b)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	if err := cmd.Wait(); err != nil || errb.Len() > 0 {
+		t.Errorf("after SIGINT at the prompt: %v, stderr %q; want exit 0 and nothing", err, errb.String())
+	}
+}

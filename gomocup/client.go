@@ -1,0 +1,261 @@
+package gomocup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"ocvist/gomoku"
+)
+
+// ClientOptions configure a Client. Zero fields take the defaults.
+type ClientOptions struct {
+	Turn  time.Duration // sent as INFO timeout_turn; 0 means DefaultTurn
+	Grace time.Duration // after a move's deadline, before a silent engine is killed; 0 means 1 s
+	Greet time.Duration // for the answers to START, RESTART and ABOUT; 0 means 5 s
+	// Log receives the engine's stderr and its MESSAGE and DEBUG lines;
+	// nil discards them. It must be safe for concurrent writes: os/exec
+	// copies the engine's stderr to it on a goroutine of its own.
+	Log io.Writer
+}
+
+func (o *ClientOptions) defaults() {
+	if o.Turn <= 0 {
+		o.Turn = DefaultTurn
+	}
+	if o.Grace <= 0 {
+		o.Grace = time.Second
+	}
+	if o.Greet <= 0 {
+		o.Greet = 5 * time.Second
+	}
+}
+
+// Client is the manager side of the protocol: it drives an external engine
+// process as a tournament manager does. START 15, the INFO limits and
+// ABOUT when started; RESTART and INFO rule before each game (a new
+// process when RESTART is not answered OK); BEGIN, TURN or BOARD for each
+// move; END on Close. An engine that does not answer a move by the move's
+// deadline plus the grace is killed, and started again for the next game.
+//
+// A Client has the methods of arena.Agent. It is used by one goroutine and
+// starts none of its own: replies are read with deadlines on the engine's
+// output pipe. (Where pipes cannot have read deadlines, outside Unix, a
+// read waits for the engine.)
+type Client struct {
+	argv  []string
+	opts  ClientOptions
+	name  string
+	p     *proc          // nil when not running
+	clean bool           // the engine's board is empty and no game command was sent
+	known []gomoku.Point // the position the engine holds, in order
+	rule  gomoku.Rule
+}
+
+// StartClient starts the engine argv[0] with the arguments argv[1:] and
+// greets it (START 15, the INFO limits, ABOUT).
+func StartClient(argv []string, opts ClientOptions) (*Client, error) {
+	if len(argv) == 0 || argv[0] == "" {
+		return nil, errors.New("gomocup: start engine: no command")
+	}
+	opts.defaults()
+	c := &Client{argv: argv, opts: opts, name: "engine:" + filepath.Base(argv[0])}
+	if err := c.start(); err != nil {
+		return nil, err
+	}
+	if name := c.about(); name != "" {
+		c.name = "engine:" + name
+	}
+	return c, nil
+}
+
+// Name is "engine:" and the name the engine gave in its ABOUT answer (or
+// its program's name).
+func (c *Client) Name() string { return c.name }
+
+func (c *Client) start() error {
+	p, err := startProc(c.argv, c.opts.Log)
+	if err != nil {
+		return fmt.Errorf("engine %q: %w", c.argv[0], err)
+	}
+	c.p = p
+	if err := c.ask(CmdStart{gomoku.Size}); err != nil {
+		c.kill()
+		return fmt.Errorf("engine %q: %w", c.argv[0], err)
+	}
+	for _, info := range []CmdInfo{
+		{"timeout_turn", fmt.Sprint(c.opts.Turn.Milliseconds())},
+		{"timeout_match", "0"}, {"max_memory", "0"}, {"game_type", "1"},
+	} {
+		p.send(info)
+	}
+	c.clean, c.known = true, nil
+	return nil
+}
+
+// about asks for the engine's name; "" if it does not say.
+func (c *Client) about() string {
+	if c.p.send(CmdAbout{}) != nil {
+		return ""
+	}
+	r, err := c.p.reply(nil, time.Now().Add(c.opts.Greet))
+	if a, ok := r.(ReplyAbout); ok && err == nil {
+		return a.Get("name")
+	}
+	return ""
+}
+
+// ask sends cmd and wants OK within the greeting time.
+func (c *Client) ask(cmd Command) error {
+	if err := c.p.send(cmd); err != nil {
+		return err
+	}
+	r, err := c.p.reply(nil, time.Now().Add(c.opts.Greet))
+	if err != nil {
+		return fmt.Errorf("%s: %w", cmd, err)
+	}
+	if _, ok := r.(ReplyOK); !ok {
+		return fmt.Errorf("%s: answered %q, want OK", cmd, r)
+	}
+	return nil
+}
+
+func (c *Client) kill() {
+	if c.p != nil {
+		c.p.kill()
+		c.p = nil
+	}
+}
+
+// restart gives the engine an empty board: RESTART, or a new process.
+func (c *Client) restart() error {
+	if c.p != nil && !c.clean {
+		if err := c.ask(CmdRestart{}); err != nil {
+			c.kill()
+		}
+	}
+	if c.p == nil {
+		return c.start()
+	}
+	c.clean, c.known = true, nil
+	return nil
+}
+
+// ruleInfo is the INFO rule command of a rule.
+func ruleInfo(r gomoku.Rule) CmdInfo {
+	for n, rr := range rules {
+		if rr == r {
+			return CmdInfo{"rule", fmt.Sprint(n)}
+		}
+	}
+	panic("gomocup: a rule without an INFO code") // a caller bug: every gomoku.Rule has one
+}
+
+// NewGame prepares the engine for a game under rule.
+func (c *Client) NewGame(rule gomoku.Rule) error {
+	c.rule = rule
+	if err := c.restart(); err != nil {
+		return err
+	}
+	return c.p.send(ruleInfo(rule))
+}
+
+// Move sends the position b (TURN when the engine holds all of it but the
+// last stone, BEGIN on an empty board, else BOARD) and reads the engine's
+// move by ctx's deadline (or the turn limit) plus the grace. A cancelled
+// ctx stops the wait. An engine that fails to answer is killed.
+func (c *Client) Move(ctx context.Context, b *gomoku.Board) (gomoku.Point, error) {
+	if c.p == nil {
+		return gomoku.NoPoint, errors.New("engine is not running")
+	}
+	if err := c.sendPosition(b); err != nil {
+		c.kill()
+		return gomoku.NoPoint, err
+	}
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(c.opts.Turn)
+	}
+	p, err := c.readMove(ctx, deadline.Add(c.opts.Grace))
+	if err != nil {
+		return gomoku.NoPoint, err
+	}
+	c.known = append(slices.Clone(b.History()), p)
+	return p, nil
+}
+
+func (c *Client) sendPosition(b *gomoku.Board) error {
+	hist := b.History()
+	var err error
+	switch {
+	case c.clean && len(hist) == 0:
+		err = c.p.send(CmdBegin{})
+	case len(hist) == len(c.known)+1 && slices.Equal(hist[:len(c.known)], c.known):
+		err = c.p.send(CmdTurn{hist[len(hist)-1]})
+	default:
+		err = c.board(b)
+	}
+	c.clean, c.known = false, nil
+	return err
+}
+
+// readMove reads the engine's move, answering a SUGGEST with PLAY.
+func (c *Client) readMove(ctx context.Context, deadline time.Time) (gomoku.Point, error) {
+	for {
+		r, err := c.p.reply(ctx, deadline)
+		if err != nil {
+			c.kill()
+			return gomoku.NoPoint, err
+		}
+		switch r := r.(type) {
+		case ReplyMove:
+			return r.Move, nil
+		case ReplySuggest:
+			if err := c.p.send(CmdPlay{r.Move}); err != nil {
+				c.kill()
+				return gomoku.NoPoint, err
+			}
+			continue
+		}
+		return gomoku.NoPoint, fmt.Errorf("engine answered %q", r)
+	}
+}
+
+// board sends the position b as a BOARD block in play order, after
+// RESTART when the engine holds another position.
+func (c *Client) board(b *gomoku.Board) error {
+	if !c.clean {
+		if err := c.restart(); err != nil {
+			return err
+		}
+		if err := c.p.send(ruleInfo(c.rule)); err != nil {
+			return err
+		}
+	}
+	cmd := CmdBoard{}
+	me := b.ToMove()
+	for _, p := range b.History() {
+		f := Opponent
+		if b.At(p) == me {
+			f = Own
+		}
+		cmd.Stones = append(cmd.Stones, Stone{p, f})
+	}
+	return c.p.send(cmd)
+}
+
+// Close sends END and gives the engine a second to exit before killing it.
+func (c *Client) Close() error {
+	if c.p == nil {
+		return nil
+	}
+	p := c.p
+	c.p = nil
+	p.send(CmdEnd{})
+	p.end(time.Now().Add(time.Second))
+	return nil
+}

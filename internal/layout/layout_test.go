@@ -1,0 +1,246 @@
+package layout
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "ocvist"
+
+// pkg is one package of the module as its non-test files show it.
+type pkg struct {
+	path     string               // "patterns", "cmd/play", "internal/cli"
+	imports  map[string]bool      // module packages imported directly
+	external map[string]bool      // imports from other modules
+	files    map[string]*ast.File // by file name
+}
+
+// load parses the non-test Go files of every package of the module.
+func load(t *testing.T) map[string]*pkg {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkgs := map[string]*pkg{}
+	fset := token.NewFileSet()
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() && path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		p := pkgs[filepath.ToSlash(rel)]
+		if p == nil {
+			p = &pkg{path: filepath.ToSlash(rel), imports: map[string]bool{}, external: map[string]bool{}, files: map[string]*ast.File{}}
+			pkgs[p.path] = p
+		}
+		p.files[name] = f
+		for _, im := range f.Imports {
+			ip, _ := strconv.Unquote(im.Path.Value)
+			switch {
+			case strings.HasPrefix(ip, module+"/"):
+				p.imports[strings.TrimPrefix(ip, module+"/")] = true
+			case strings.Contains(strings.Split(ip, "/")[0], "."):
+				p.external[ip] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pkgs) < 10 {
+		t.Fatalf("found %d packages: is the test run from its directory?", len(pkgs))
+	}
+	return pkgs
+}
+
+// deps is the module packages p imports, directly or not.
+func deps(pkgs map[string]*pkg, p string) map[string]bool {
+	seen := map[string]bool{}
+	var walk func(string)
+	walk = func(q string) {
+		for d := range pkgs[q].imports {
+			if !seen[d] && pkgs[d] != nil {
+				seen[d] = true
+				walk(d)
+			}
+		}
+	}
+	walk(p)
+	return seen
+}
+
+func isCommand(p string) bool { return strings.HasPrefix(p, "cmd/") }
+
+// allowed is, for the packages whose place DESIGN fixes, every module
+// package they may depend on (directly or not), and the other modules'
+// packages they may import (by prefix).
+var allowed = map[string]struct{ deps, external string }{
+	"internal/splitmix": {"", ""},
+	"gomoku":            {"internal/splitmix", ""},
+	"canon":             {"gomoku internal/splitmix", ""},
+	"patterns":          {"gomoku canon internal/splitmix", ""},
+	"search":            {"gomoku canon patterns policy forest internal/splitmix", ""},
+	"forest":            {"internal/splitmix", "gonum.org/v1/gonum/"},
+	"policy":            {"forest patterns canon gomoku internal/splitmix", "gonum.org/v1/gonum/"},
+	"store":             {"gomoku canon internal/splitmix", "github.com/mattn/go-sqlite3 github.com/jackc/pgx/"},
+	"gomocup":           {"gomoku internal/splitmix", ""},
+	"data":              {"", ""},
+}
+
+// onlyCommands are the packages that only commands may import.
+var onlyCommands = []string{"internal/cli", "terminal"}
+
+// TestDependencies: acceptance point 1 of issue 10, the dependency graph
+// of DESIGN.md's Layout.
+func TestDependencies(t *testing.T) {
+	pkgs := load(t)
+	for _, path := range slices.Sorted(maps.Keys(pkgs)) {
+		p := pkgs[path]
+		d := deps(pkgs, path)
+		if rule, ok := allowed[path]; ok {
+			ok := strings.Fields(rule.deps)
+			for _, q := range slices.Sorted(maps.Keys(d)) {
+				if !slices.Contains(ok, q) {
+					t.Errorf("%s depends on %s (it may depend on: %s)", path, q, rule.deps)
+				}
+			}
+			for ext := range p.external {
+				if !slices.ContainsFunc(strings.Fields(rule.external), func(pre string) bool { return strings.HasPrefix(ext, pre) }) {
+					t.Errorf("%s imports %s (other modules allowed: %q)", path, ext, rule.external)
+				}
+			}
+		}
+		if isCommand(path) || path == "terminal" {
+			continue
+		}
+		for _, q := range onlyCommands {
+			if d[q] && path != q {
+				t.Errorf("library %s depends on %s, which only commands may use", path, q)
+			}
+		}
+		for q := range d {
+			if isCommand(q) {
+				t.Errorf("library %s depends on the command %s", path, q)
+			}
+		}
+	}
+}
+
+// forbidden are the package-level names a library must not use: printing,
+// exiting, the process's standard streams and signals.
+var forbidden = map[string][]string{
+	"fmt":       {"Print", "Printf", "Println"},
+	"os":        {"Exit", "Stdout", "Stderr", "Stdin"},
+	"log":       nil, // all of it
+	"os/signal": nil,
+}
+
+// TestSilentLibraries: libraries never print, exit or touch the standard
+// streams; commands (and their scaffold, internal/cli) own them.
+func TestSilentLibraries(t *testing.T) {
+	for path, p := range load(t) {
+		if isCommand(path) || path == "internal/cli" {
+			continue
+		}
+		for name, f := range p.files {
+			local := importNames(f)
+			ast.Inspect(f, func(n ast.Node) bool {
+				sel, ok := n.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				x, ok := sel.X.(*ast.Ident)
+				if !ok {
+					return true
+				}
+				names, bad := forbidden[local[x.Name]]
+				if bad && (names == nil || slices.Contains(names, sel.Sel.Name)) {
+					t.Errorf("%s/%s uses %s.%s: libraries never print, exit or use the standard streams", path, name, local[x.Name], sel.Sel.Name)
+				}
+				return true
+			})
+		}
+	}
+}
+
+// importNames maps the names a file gives its imports to their paths.
+func importNames(f *ast.File) map[string]string {
+	m := map[string]string{}
+	for _, im := range f.Imports {
+		ip, _ := strconv.Unquote(im.Path.Value)
+		name := ip[strings.LastIndex(ip, "/")+1:]
+		if im.Name != nil {
+			name = im.Name.Name
+		}
+		m[name] = ip
+	}
+	return m
+}
+
+// goroutines are the library files that may start goroutines, and why:
+// each is a bounded loop inside one call, done when the call returns
+// (STYLE.md: libraries are synchronous), or the commands' scaffold.
+var goroutines = map[string]string{
+	"forest/fit.go":         "Fit's bounded pool of workers, waited for before Fit returns",
+	"arena/match.go":        "MatchFactories' workers (Config.Concurrency), waited for before it returns",
+	"gomocup/think.go":      "the engine's Move for one turn, waited for before the turn's call returns",
+	"internal/cli/lines.go": "the commands' input reader (internal/cli is the commands' scaffold)",
+}
+
+// TestGoroutines: goroutines start only in commands and in the places
+// listed in goroutines (which the README's Layout section describes).
+func TestGoroutines(t *testing.T) {
+	found := map[string]bool{}
+	for path, p := range load(t) {
+		if isCommand(path) {
+			continue
+		}
+		for name, f := range p.files {
+			file := path + "/" + name
+			ast.Inspect(f, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.GoStmt:
+					found[file] = true
+				case *ast.CallExpr: // sync.WaitGroup.Go and the like
+					if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Go" && len(n.Args) == 1 {
+						if _, ok := n.Args[0].(*ast.FuncLit); ok {
+							found[file] = true
+						}
+					}
+				}
+				return true
+			})
+		}
+	}
+	for file := range found {
+		if _, ok := goroutines[file]; !ok {
+			t.Errorf("%s starts a goroutine: libraries are synchronous (add it to the list with the reason only for a bounded loop inside one call)", file)
+		}
+	}
+	for file := range goroutines {
+		if !found[file] {
+			t.Errorf("%s is listed as starting goroutines but starts none: remove it from the list", file)
+		}
+	}
+}

@@ -1,0 +1,224 @@
+package policy
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"ocvist/canon"
+	"ocvist/data"
+	"ocvist/forest"
+	"ocvist/gomoku"
+	"ocvist/patterns"
+)
+
+// shippedSHA256 is the hash of data/model.ocf: the shipped model changes
+// only by name (DESIGN, Forest), never by a fit or a format change.
+const shippedSHA256 = "e0dee9fda44724e5b19eb3b2986d413da69aed4f8fd4c1b89457ab2328eace17"
+
+func TestShippedModel(t *testing.T) {
+	sum := sha256.Sum256(data.Model)
+	if got := hex.EncodeToString(sum[:]); got != shippedSHA256 {
+		t.Fatalf("data/model.ocf has sha256 %s, want %s", got, shippedSHA256)
+	}
+	m, err := Load(bytes.NewReader(data.Model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Spec != (Spec{FeatureSet: 1, Rule: gomoku.Freestyle, Radius: 2}) || m.Forest.Meta() != nil {
+		t.Errorf("shipped model spec %v, meta %v; want feature set 1, freestyle, radius 2 and no metadata", m.Spec, m.Forest.Meta())
+	}
+	f, err := forest.Load(bytes.NewReader(data.Model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, rs := middleGames(t, 4)
+	row := make([]float64, NumFeatures)
+	for k, pos := range ps {
+		for _, q := range rs[k].Moves {
+			Features(row, pos, &rs[k], q)
+			if a, b := m.Forest.PredictClass1(row), f.PredictClass1(row); a != b {
+				t.Fatalf("policy model predicts %v, forest %v", a, b)
+			}
+		}
+	}
+}
+
+// rowsModel fits a small forest on random rows of p columns with cfg's
+// names and metadata, as another program might have.
+func rowsModel(t *testing.T, p int, names []string, meta map[string]string) *forest.Model {
+	t.Helper()
+	x := mat.NewDense(40, p, nil)
+	labels := make([]int, 40)
+	for i := range labels {
+		x.Set(i, 0, float64(i))
+		labels[i] = i % 2
+	}
+	cfg := forest.DefaultConfig()
+	cfg.Trees, cfg.FeatureNames, cfg.Meta = 2, names, meta
+	f, err := forest.Fit(context.Background(), x, labels, nil, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestFromForestRefuses(t *testing.T) {
+	good := Spec{FeatureSet, gomoku.Standard, 3}.meta()
+	renamed := slices.Clone(FeatureNames[:])
+	renamed[3] = "something_else"
+	tests := []struct {
+		name  string
+		p     int
+		names []string
+		meta  map[string]string
+		want  string
+	}{
+		{"other feature set", NumFeatures, nil, map[string]string{"feature_set": "2", "rule": "freestyle", "radius": "2"}, "it computes feature set 2; this build computes set 1"},
+		{"three columns", 3, nil, nil, "it has 3 features and 2 classes, want 30 and 2"},
+		{"renamed column", NumFeatures, renamed, good, "its features are named otherwise"},
+		{"radius missing", NumFeatures, nil, map[string]string{"feature_set": "1", "rule": "freestyle"}, "does not say how its features are computed"},
+		{"unknown rule", NumFeatures, nil, map[string]string{"feature_set": "1", "rule": "renju", "radius": "2"}, "does not say how"},
+		{"radius 9", NumFeatures, nil, map[string]string{"feature_set": "1", "rule": "freestyle", "radius": "9"}, "radius 9 out of range"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := FromForest(rowsModel(t, tt.p, tt.names, tt.meta))
+			if !errors.Is(err, ErrModel) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want ErrModel with %q", err, tt.want)
+			}
+		})
+	}
+	m, err := FromForest(rowsModel(t, NumFeatures, FeatureNames[:], good))
+	if err != nil || m.Spec != (Spec{FeatureSet, gomoku.Standard, 3}) {
+		t.Errorf("a model of this build's features: %v, %v", m, err)
+	}
+}
+
+func TestSaveFileLoadFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "models")
+	path := filepath.Join(dir, "m.ocf")
+	x, labels := mat.NewDense(50, NumFeatures, nil), make([]int, 50)
+	for i := range labels {
+		x.Set(i, 0, float64(i%7))
+		labels[i] = i % 7 / 4
+	}
+	spec := Spec{FeatureSet, gomoku.Standard, 3}
+	cfg := forest.DefaultConfig()
+	cfg.Trees = 3
+	m, err := Fit(context.Background(), &Dataset{X: x, Labels: labels, Spec: spec}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := m.SaveFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	got.Save(&buf)
+	file, _ := os.ReadFile(path)
+	if got.Spec != spec || !bytes.Equal(buf.Bytes(), file) || int64(len(file)) != n {
+		t.Errorf("loaded spec %v (want %v), %d bytes reported for %d", got.Spec, spec, n, len(file))
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d files in the model directory, want the model alone", len(entries))
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("model file mode %v, %v", fi.Mode(), err)
+	}
+	if _, err := LoadFile(filepath.Join(dir, "none.ocf")); err == nil || !strings.Contains(err.Error(), "none.ocf") {
+		t.Errorf("a missing file: %v", err)
+	}
+	if _, err := m.SaveFile(dir); err == nil {
+		t.Error("saving over a directory succeeded")
+	}
+}
+
+// TestRankModelsWay: Rank computes features with the model's radius,
+// whatever the board's, and refuses a board of another rule.
+func TestRankModelsWay(t *testing.T) {
+	m := shapeModel(t)
+	m.Spec.Radius = 3
+	pol, err := New(m, DefaultConfig, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := gomoku.New(gomoku.Options{Radius: 1})
+	for _, p := range []gomoku.Point{gomoku.Center, gomoku.Pt(8, 8), gomoku.Pt(9, 7)} {
+		b.Play(p)
+	}
+	res, scores, err := pol.Rank(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b3 := gomoku.New(gomoku.Options{Radius: 3})
+	for _, p := range b.History() {
+		b3.Play(p)
+	}
+	pos3 := patterns.FromBoard(b3)
+	want := patterns.Filter(pos3, b3.ToMove(), patterns.Config{}, patterns.Result{})
+	plain, _ := New(m, DefaultConfig, nil)
+	wantScores := plain.Scores(pos3, &want, nil, want.Moves)
+	if !slices.Equal(res.Moves, want.Moves) || !slices.Equal(scores, wantScores) || len(want.Moves) != 67 || len(b.Candidates(nil)) != 15 {
+		t.Errorf("Rank on a radius-1 board: %d moves, want the radius-3 board's %d", len(res.Moves), len(want.Moves))
+	}
+	if _, _, err := pol.Rank(gomoku.New(gomoku.Options{Rule: gomoku.Standard})); err == nil || !strings.Contains(err.Error(), "fitted for freestyle, not standard") {
+		t.Errorf("a standard board: %v", err)
+	}
+}
+
+func TestLoadStats(t *testing.T) {
+	rows := []Stat{{"k", canon.Move{X: 0, Y: 1}, 4, 30}, {"k", canon.Move{X: 1, Y: 1}, 1, 19}, {"j", canon.Move{X: 0, Y: 0}, -20, 20}}
+	var asked int64
+	s, err := LoadStats(20, func(minGames int64, fn func(Stat) error) error {
+		asked = minGames
+		for _, r := range rows {
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil || asked != 20 || len(s) != 2 || s[KeyMove{"k", canon.Move{X: 0, Y: 1}}] != rows[0] || s[KeyMove{"j", canon.Move{X: 0, Y: 0}}] != rows[2] {
+		t.Errorf("stats %v (asked for %d games), %v", s, asked, err)
+	}
+	boom := errors.New("boom")
+	if _, err := LoadStats(1, func(int64, func(Stat) error) error { return boom }); !errors.Is(err, boom) {
+		t.Errorf("scan error: %v", err)
+	}
+}
+
+// TestEvaluate: the AUC of a model that learned the deciding feature, and
+// that feature as the baseline.
+func TestEvaluate(t *testing.T) {
+	m := shapeModel(t)
+	x := mat.NewDense(200, NumFeatures, nil)
+	labels := make([]int, 200)
+	for i := range labels {
+		x.Set(i, 0, float64(i%8))
+		x.Set(i, 5, float64(i%3))
+		if i%8 >= int(patterns.BrokenThree) {
+			labels[i] = 1
+		}
+	}
+	ev := Evaluate(m, &Dataset{X: x, Labels: labels})
+	if ev.Baseline != "mover_shape_1" || ev.BaselineAUC != 1 || ev.AUC < 0.99 {
+		t.Errorf("evaluation %+v, want AUC about 1 and baseline mover_shape_1 at 1", ev)
+	}
+	if ev := Evaluate(m, &Dataset{}); ev.AUC == ev.AUC || ev.Baseline != "" {
+		t.Errorf("an empty set: %+v, want NaN", ev)
+	}
+}
