@@ -125,7 +125,7 @@ func (b *rowBuilder) add(row []float64, label int, w float64) {
 func (b *rowBuilder) dataset() *Dataset {
 	d := &Dataset{Labels: b.labels, Weights: b.weights, Spec: b.spec}
 	if len(b.labels) > 0 {
-		d.X = mat.NewDense(len(b.labels), NumFeatures, b.rows)
+		d.X = mat.NewDense(len(b.labels), len(names(b.spec.FeatureSet)), b.rows)
 	}
 	return d
 }

@@ -32,7 +32,7 @@ func Evaluate(m *Model, d *Dataset) Evaluation {
 	}
 	ev.AUC = forest.AUC(scores, labels, d.Weights)
 	col := scores // reused for one feature's values
-	for f := range NumFeatures {
+	for f, name := range names(m.Spec.FeatureSet) {
 		for i := range col {
 			col[i] = d.X.At(i, f)
 		}
@@ -41,7 +41,7 @@ func Evaluate(m *Model, d *Dataset) Evaluation {
 			auc = 1 - auc
 		}
 		if !(auc <= ev.BaselineAUC) {
-			ev.Baseline, ev.BaselineAUC = FeatureNames[f], auc
+			ev.Baseline, ev.BaselineAUC = name, auc
 		}
 	}
 	return ev

@@ -7,10 +7,17 @@ import (
 	"ocvist/patterns"
 )
 
-// FeatureSet is the version of the move features below. A model file
-// records the set it was fitted on, and a model of another set is refused
-// (FromForest): changing a feature's meaning, order or number is a new set.
+// FeatureSet is the version of the move features below, the set the
+// store's statistics are fitted on (train fit). A model file records the
+// set it was fitted on, and a model of a set this build does not compute is
+// refused (FromForest): changing a feature's meaning, order or number is a
+// new set.
 const FeatureSet = 1
+
+// HistoryFeatureSet is feature set 2, the learning loop's: set 1 and the
+// distances to the last two moves, which teacher games record (keys of the
+// statistics do not).
+const HistoryFeatureSet = 2
 
 // The features of a move, feature set 1. This table is the one place that
 // documents them; Features computes them in this order. "Mover" is the side to move, who
@@ -58,8 +65,45 @@ var FeatureNames = [NumFeatures]string{
 	"opp_three_points",
 }
 
-// NumFeatures is the number of feature columns.
+// NumFeatures is the number of feature columns of set 1.
 const NumFeatures = 30
+
+// HistoryFeatureNames are the columns of set 2: set 1's, then the
+// Chebyshev distance from the move to the last move (the opponent's) and
+// to the one before it (the mover's own), 15 where there is none.
+var HistoryFeatureNames = [NumHistoryFeatures]string(append(FeatureNames[:NumFeatures:NumFeatures],
+	"last_distance", "own_last_distance"))
+
+// NumHistoryFeatures is the number of feature columns of set 2.
+const NumHistoryFeatures = NumFeatures + 2
+
+// names are the feature names of set (1 or 2), nil for another.
+func names(set int) []string {
+	switch set {
+	case FeatureSet:
+		return FeatureNames[:]
+	case HistoryFeatureSet:
+		return HistoryFeatureNames[:]
+	}
+	return nil
+}
+
+// FeaturesOf writes the features of move q under feature set set (1 or 2)
+// into dst, which must have as many elements as the set has columns.
+func FeaturesOf(set int, dst []float64, pos *patterns.Position, f *patterns.Result, q gomoku.Point) {
+	Features(dst[:NumFeatures], pos, f, q)
+	if set != HistoryFeatureSet {
+		return
+	}
+	h := pos.Board().History()
+	dst[NumFeatures], dst[NumFeatures+1] = 15, 15
+	if n := len(h); n >= 1 {
+		dst[NumFeatures] = float64(h[n-1].Distance(q))
+		if n >= 2 {
+			dst[NumFeatures+1] = float64(h[n-2].Distance(q))
+		}
+	}
+}
 
 // Features writes the features of move q (an empty cell) for the side to
 // move on pos into dst, which must have NumFeatures elements. f is the

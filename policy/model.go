@@ -104,13 +104,14 @@ func FromForest(f *forest.Model) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch names := f.FeatureNames(); {
-	case spec.FeatureSet != FeatureSet:
-		return nil, fmt.Errorf("%w: it computes feature set %d; this build computes set %d", ErrModel, spec.FeatureSet, FeatureSet)
-	case f.NumFeatures() != NumFeatures || f.Classes() != 2:
-		return nil, fmt.Errorf("%w: it has %d features and %d classes, want %d and 2", ErrModel, f.NumFeatures(), f.Classes(), NumFeatures)
-	case names != nil && !slices.Equal(names, FeatureNames[:]):
-		return nil, fmt.Errorf("%w: its features are named otherwise (%q…)", ErrModel, names[0])
+	want := names(spec.FeatureSet)
+	switch got := f.FeatureNames(); {
+	case want == nil:
+		return nil, fmt.Errorf("%w: it computes feature set %d; this build computes sets %d and %d", ErrModel, spec.FeatureSet, FeatureSet, HistoryFeatureSet)
+	case f.NumFeatures() != len(want) || f.Classes() != 2:
+		return nil, fmt.Errorf("%w: it has %d features and %d classes, want %d and 2", ErrModel, f.NumFeatures(), f.Classes(), len(want))
+	case got != nil && !slices.Equal(got, want):
+		return nil, fmt.Errorf("%w: its features are named otherwise (%q…)", ErrModel, got[0])
 	}
 	return &Model{Forest: f, Spec: spec}, nil
 }
@@ -121,7 +122,7 @@ func Fit(ctx context.Context, d *Dataset, cfg forest.Config) (*Model, error) {
 	if d.Len() == 0 {
 		return nil, errors.New("policy: fit: no samples")
 	}
-	cfg.FeatureNames, cfg.Meta = FeatureNames[:], d.Spec.meta()
+	cfg.FeatureNames, cfg.Meta = names(d.Spec.FeatureSet), d.Spec.meta()
 	f, err := forest.Fit(ctx, d.X, d.Labels, d.Weights, cfg)
 	if err != nil {
 		return nil, err

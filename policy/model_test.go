@@ -83,7 +83,8 @@ func TestFromForestRefuses(t *testing.T) {
 		meta  map[string]string
 		want  string
 	}{
-		{"other feature set", NumFeatures, nil, map[string]string{"feature_set": "2", "rule": "freestyle", "radius": "2"}, "it computes feature set 2; this build computes set 1"},
+		{"other feature set", NumFeatures, nil, map[string]string{"feature_set": "3", "rule": "freestyle", "radius": "2"}, "it computes feature set 3; this build computes sets 1 and 2"},
+		{"set 2 with set 1's columns", NumFeatures, nil, map[string]string{"feature_set": "2", "rule": "freestyle", "radius": "2"}, "it has 30 features and 2 classes, want 32 and 2"},
 		{"three columns", 3, nil, nil, "it has 3 features and 2 classes, want 30 and 2"},
 		{"renamed column", NumFeatures, renamed, good, "its features are named otherwise"},
 		{"radius missing", NumFeatures, nil, map[string]string{"feature_set": "1", "rule": "freestyle"}, "does not say how its features are computed"},
@@ -220,5 +221,38 @@ func TestEvaluate(t *testing.T) {
 	}
 	if ev := Evaluate(m, &Dataset{}); ev.AUC == ev.AUC || ev.Baseline != "" {
 		t.Errorf("an empty set: %+v, want NaN", ev)
+	}
+}
+
+// TestHistoryFeatureSet: a model of set 2 loads with its spec, and set 2's
+// two last columns are the distances to the last two moves (15 without).
+func TestHistoryFeatureSet(t *testing.T) {
+	meta := Spec{HistoryFeatureSet, gomoku.Freestyle, 2}.meta()
+	m, err := FromForest(rowsModel(t, NumHistoryFeatures, HistoryFeatureNames[:], meta))
+	if err != nil || m.Spec.FeatureSet != HistoryFeatureSet {
+		t.Fatalf("set 2 model: %v, %v", m, err)
+	}
+	pos := patterns.NewPosition(gomoku.Options{})
+	row := make([]float64, NumHistoryFeatures)
+	var f patterns.Result
+	q := gomoku.Pt(3, 3)
+	FeaturesOf(HistoryFeatureSet, row, pos, &f, q)
+	if row[NumFeatures] != 15 || row[NumFeatures+1] != 15 {
+		t.Errorf("empty board: distances %v, want 15 15", row[NumFeatures:])
+	}
+	for _, p := range []gomoku.Point{gomoku.Pt(7, 7), gomoku.Pt(5, 3)} {
+		if err := pos.Play(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f = patterns.Filter(pos, pos.Board().ToMove(), patterns.Config{}, f)
+	FeaturesOf(HistoryFeatureSet, row, pos, &f, q)
+	if row[NumFeatures] != 2 || row[NumFeatures+1] != 4 {
+		t.Errorf("after h8 f4: distances from d4 %v, want 2 (to f4) and 4 (to h8)", row[NumFeatures:])
+	}
+	set1 := make([]float64, NumFeatures)
+	Features(set1, pos, &f, q)
+	if !slices.Equal(set1, row[:NumFeatures]) {
+		t.Errorf("set 2's first columns %v differ from set 1's %v", row[:NumFeatures], set1)
 	}
 }

@@ -78,7 +78,7 @@ type Policy struct {
 	model  *Model
 	cfg    Config
 	stats  Stats
-	row    [NumFeatures]float64
+	row    [NumHistoryFeatures]float64
 	scores []float64
 
 	pos patterns.Position // Rank's position, with the model's radius
@@ -112,8 +112,9 @@ func (p *Policy) Model() *Model { return p.model }
 func (p *Policy) Scores(pos *patterns.Position, f *patterns.Result, c *canon.Position, moves []gomoku.Point) []float64 {
 	p.scores = p.scores[:0]
 	for _, q := range moves {
-		Features(p.row[:], pos, f, q)
-		s := p.model.Forest.PredictClass1(p.row[:])
+		row := p.row[:p.model.Forest.NumFeatures()]
+		FeaturesOf(p.model.Spec.FeatureSet, row, pos, f, q)
+		s := p.model.Forest.PredictClass1(row)
 		if len(p.stats) > 0 && c != nil {
 			s = p.blend(s, c.Key, c.ToCanon(q))
 		}

@@ -173,12 +173,14 @@ func openAbs(abs string, want *Config, mode openMode) (d *DB, err error) {
 	}
 	d = &DB{path: abs, youngDir: abs + ".young", readOnly: mode == modeReadOnly}
 	if !d.readOnly {
-		if d.lock, err = lockWriter(abs); err != nil {
+		lock, err := lockWriter(abs)
+		if err != nil {
 			return nil, err
 		}
+		d.lock = lock
 		defer func() {
 			if err != nil {
-				unlock(d.lock)
+				unlock(lock)
 			}
 		}()
 	}

@@ -22,6 +22,8 @@ func downgradeToV2(t *testing.T, path string) {
 		"DROP TABLE young_runs",
 		"DROP TABLE blacklist",
 		"ALTER TABLE merged_shards DROP COLUMN seal",
+		"DROP TABLE teacher_games",
+		"ALTER TABLE generations DROP COLUMN details",
 		"DELETE FROM schema_migrations WHERE version > 2",
 		"UPDATE meta SET value = '2' WHERE key = 'schema_version'")
 }
@@ -50,8 +52,8 @@ func TestMigrateV2(t *testing.T) {
 	defer mustClose(t, d)
 	ref.check(t, d)
 	var n, v int
-	if err := d.db.QueryRow("SELECT count(*), max(version) FROM schema_migrations").Scan(&n, &v); err != nil || n != 3 || v != 3 {
-		t.Fatalf("schema_migrations: %d rows, max version %d (%v); want 3, 3", n, v, err)
+	if err := d.db.QueryRow("SELECT count(*), max(version) FROM schema_migrations").Scan(&n, &v); err != nil || n != 4 || v != 4 {
+		t.Fatalf("schema_migrations: %d rows, max version %d (%v); want 4, 4", n, v, err)
 	}
 	var bad int
 	if err := d.db.QueryRow("SELECT count(*) FROM moves WHERE pid != ocvist_pid(key)").Scan(&bad); err != nil || bad != 0 {

@@ -247,6 +247,7 @@ type Generation struct {
 	Model      string // model file path
 	Seed       int64  // seed of the generation
 	Created    string // RFC 3339 UTC; set by AddGeneration when empty
+	Details    string // the learning loop's measurements, JSON (package loop); "" for the v1 loop
 }
 
 // AddGeneration records a generation; an already recorded number gives an
@@ -266,9 +267,9 @@ func (d *DB) AddGeneration(ctx context.Context, g Generation) error {
 		if n > 0 {
 			return ErrGenerationExists
 		}
-		const ins = `INSERT INTO generations (gen, games, rows, fit_seconds, auc, score, score_low, score_high, model, seed, created)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-		_, err := tx.ExecContext(ctx, ins, g.Gen, g.Games, g.Rows, g.FitSeconds, g.AUC, g.Score, g.ScoreLow, g.ScoreHigh, g.Model, g.Seed, g.Created)
+		const ins = `INSERT INTO generations (gen, games, rows, fit_seconds, auc, score, score_low, score_high, model, seed, created, details)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		_, err := tx.ExecContext(ctx, ins, g.Gen, g.Games, g.Rows, g.FitSeconds, g.AUC, g.Score, g.ScoreLow, g.ScoreHigh, g.Model, g.Seed, g.Created, g.Details)
 		return err
 	})
 	if err != nil {
@@ -281,7 +282,7 @@ func (d *DB) AddGeneration(ctx context.Context, g Generation) error {
 func (d *DB) Generations(ctx context.Context) ([]Generation, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	rows, err := d.db.QueryContext(ctx, `SELECT gen, games, rows, fit_seconds, auc, score, score_low, score_high, model, seed, created
+	rows, err := d.db.QueryContext(ctx, `SELECT gen, games, rows, fit_seconds, auc, score, score_low, score_high, model, seed, created, details
 		FROM generations ORDER BY gen`)
 	if err != nil {
 		return nil, fmt.Errorf("store: list generations of %q: %w", d.path, err)
@@ -290,7 +291,7 @@ func (d *DB) Generations(ctx context.Context) ([]Generation, error) {
 	var out []Generation
 	for rows.Next() {
 		var g Generation
-		if err := rows.Scan(&g.Gen, &g.Games, &g.Rows, &g.FitSeconds, &g.AUC, &g.Score, &g.ScoreLow, &g.ScoreHigh, &g.Model, &g.Seed, &g.Created); err != nil {
+		if err := rows.Scan(&g.Gen, &g.Games, &g.Rows, &g.FitSeconds, &g.AUC, &g.Score, &g.ScoreLow, &g.ScoreHigh, &g.Model, &g.Seed, &g.Created, &g.Details); err != nil {
 			return nil, fmt.Errorf("store: list generations of %q: %w", d.path, err)
 		}
 		out = append(out, g)

@@ -30,6 +30,8 @@ type Store interface {
 	SetMeta(ctx context.Context, m map[string]string) error
 	AddGeneration(ctx context.Context, g Generation) error
 	Generations(ctx context.Context) ([]Generation, error)
+	AddTeacherGames(ctx context.Context, games []TeacherGame) (int64, error)
+	TeacherGames(ctx context.Context, from, to int, fn func(TeacherGame) error) error
 	Close() error
 }
 

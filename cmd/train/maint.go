@@ -224,12 +224,19 @@ type generationJSON struct {
 	Model      string  `json:"model"`
 	Seed       int64   `json:"seed"`
 	Created    string  `json:"created"`
+	// Details are the learning loop's measurements (loop.Record): the
+	// fitted models' top-1 and AUC on held-out games, samples, the gate's
+	// test and the anchors' Elo.
+	Details json.RawMessage `json:"details,omitempty"`
 }
 
 func generationsJSON(gens []store.Generation) []generationJSON {
 	out := make([]generationJSON, len(gens))
 	for i, g := range gens {
-		out[i] = generationJSON(g)
+		out[i] = generationJSON{g.Gen, g.Games, g.Rows, g.FitSeconds, g.AUC, g.Score, g.ScoreLow, g.ScoreHigh, g.Model, g.Seed, g.Created, nil}
+		if g.Details != "" {
+			out[i].Details = json.RawMessage(g.Details)
+		}
 	}
 	return out
 }
