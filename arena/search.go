@@ -1,6 +1,7 @@
 package arena
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -25,8 +26,20 @@ type SearchConfig struct {
 	// root and at nodes with at least PriorDepth plies left (0 means 4).
 	Model      *policy.Model
 	PriorDepth int
+	// Value, if set, adds ValueScale·(v − ½) of the value model's estimate
+	// v to every evaluation (0 means DefaultValueScale).
+	Value      *policy.ValueModel
+	ValueScale float64
 	HintNodes  int64 // the node budget of Rank (hints); 0 means 300,000
 }
+
+// DefaultPriorDepth is the least depth left at which the search asks the
+// learned prior to order moves.
+const DefaultPriorDepth = 4
+
+// DefaultValueScale is the evaluation units a value estimate of 1 (a sure
+// win) adds over ½: about an open three and a half.
+const DefaultValueScale = 300
 
 // Search plays the alpha-beta engine of package search.
 type Search struct {
@@ -46,15 +59,11 @@ func NewSearch(cfg SearchConfig) (*Search, error) {
 	}
 	a := &Search{cfg: cfg, s: search.New(cfg.Engine)}
 	if cfg.Model != nil {
-		pr, err := newForestPrior(cfg.Model)
-		if err != nil {
-			return nil, err
-		}
-		depth := cfg.PriorDepth
-		if depth == 0 {
-			depth = 4
-		}
-		a.s.SetPrior(pr, depth)
+		pr := policy.NewPrior(cfg.Model)
+		a.s.SetPrior(pr, cmp.Or(cfg.PriorDepth, DefaultPriorDepth))
+	}
+	if cfg.Value != nil {
+		a.s.SetValue(policy.NewValuer(cfg.Value), cmp.Or(cfg.ValueScale, DefaultValueScale))
 	}
 	return a, nil
 }
@@ -150,27 +159,4 @@ func lineText(pv []gomoku.Point) string {
 		s[i] = p.String()
 	}
 	return strings.Join(s, " ")
-}
-
-// forestPrior ranks moves with a forest policy for the search. It scores
-// the search's position, whose radius is the game's: with a model of
-// another radius its "candidates" feature differs from the model's.
-type forestPrior struct {
-	pol *policy.Policy
-	res patterns.Result
-}
-
-func newForestPrior(m *policy.Model) (*forestPrior, error) {
-	pol, err := policy.New(m, policy.DefaultConfig, nil)
-	if err != nil {
-		return nil, err
-	}
-	return &forestPrior{pol: pol}, nil
-}
-
-// Scores runs the filter for the features it needs (the filter restores
-// pos) and the forest on every move.
-func (f *forestPrior) Scores(pos *patterns.Position, moves []gomoku.Point, out []float64) {
-	f.res = patterns.Filter(pos, pos.Board().ToMove(), patterns.Config{}, f.res)
-	copy(out, f.pol.Scores(pos, &f.res, nil, moves))
 }

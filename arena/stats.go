@@ -71,6 +71,10 @@ func pairMoments(p [5]int) (mean, variance float64, n int) {
 type SPRT struct {
 	Elo0, Elo1  float64
 	Alpha, Beta float64
+	// MinPairs is how many pairs the test needs before it may decide (0
+	// means 1): with a few pairs all alike the variance estimate is near
+	// zero and the ratio meaningless.
+	MinPairs int
 }
 
 // Decision is an SPRT's verdict.
@@ -116,7 +120,9 @@ func (s SPRT) LLR(p [5]int) float64 {
 func (s SPRT) Decide(p [5]int) (Decision, float64) {
 	llr := s.LLR(p)
 	lo, hi := s.Bounds()
-	switch {
+	switch _, _, n := pairMoments(p); {
+	case n < s.MinPairs:
+		return Undecided, llr
 	case llr >= hi:
 		return AcceptH1, llr
 	case llr <= lo:

@@ -14,3 +14,10 @@ import _ "embed"
 //
 //go:embed model.ocf
 var Model []byte
+
+// Model20261121 is the policy model shipped on 2026-11-21
+// (model-2026-11-21.ocf, feature set 1, fitted on self-play statistics):
+// the learning loop's default generation 0 and its fixed anchor.
+//
+//go:embed model-2026-11-21.ocf
+var Model20261121 []byte

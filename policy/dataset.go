@@ -30,6 +30,12 @@ type Dataset struct {
 	Spec    Spec // how the features were computed (the current FeatureSet)
 }
 
+// NewDataset makes a dataset of rows x (one after another, as many columns
+// as spec's feature set has), labels y and unit weights.
+func NewDataset(x []float64, y []int, spec Spec) *Dataset {
+	return &Dataset{X: matrix(x, len(names(spec.FeatureSet))), Labels: y, Spec: spec}
+}
+
 // Len is the number of samples.
 func (d *Dataset) Len() int { return len(d.Labels) }
 

@@ -47,7 +47,7 @@ type agentEnv struct {
 	log  io.Writer     // an external engine's stderr; nil discards it
 }
 
-const agentHelp = "random, patterns, forest[:MODEL], search[:MODEL|none][,nodes=N][,depth=D] or engine:COMMAND"
+const agentHelp = "random, patterns, forest[:MODEL], search[:MODEL|none][,nodes=N][,depth=D][,value=FILE] or engine:COMMAND"
 
 // newAgent builds the agent named by spec.
 func newAgent(spec string, env agentEnv) (arena.Agent, error) {
@@ -96,8 +96,8 @@ func agentMaker(spec string, env agentEnv) (func(seed uint64) (arena.Agent, erro
 }
 
 // searchConfig reads search's argument: a model file, "none" (no learned
-// prior) or nothing (the shipped model), then nodes=N and depth=D options,
-// comma-separated.
+// prior) or nothing (the shipped model), then nodes=N, depth=D and
+// value=FILE (a value model) options, comma-separated.
 func searchConfig(arg string) (arena.SearchConfig, error) {
 	cfg := arena.SearchConfig{Name: "search", Engine: search.DefaultConfig()}
 	parts := strings.Split(arg, ",")
@@ -107,10 +107,18 @@ func searchConfig(arg string) (arena.SearchConfig, error) {
 	}
 	for _, o := range parts[1:] {
 		k, v, _ := strings.Cut(o, "=")
+		if k == "value" { // a value model file
+			vm, err := policy.LoadValueFile(v)
+			if err != nil {
+				return cfg, err
+			}
+			cfg.Value = vm
+			continue
+		}
 		n, err := strconv.ParseInt(v, 10, 64)
 		switch {
 		case err != nil || n < 1:
-			return cfg, fmt.Errorf("option %q: want nodes=N or depth=D with N, D >= 1", o)
+			return cfg, fmt.Errorf("option %q: want nodes=N, depth=D (N, D >= 1) or value=FILE", o)
 		case k == "nodes":
 			cfg.Nodes = n
 		case k == "depth":
@@ -122,7 +130,7 @@ func searchConfig(arg string) (arena.SearchConfig, error) {
 		case k == "prior": // tuning: least depth left for the learned prior
 			cfg.PriorDepth = int(n)
 		default:
-			return cfg, fmt.Errorf("unknown option %q (want nodes=N or depth=D)", o)
+			return cfg, fmt.Errorf("unknown option %q (want nodes=N, depth=D or value=FILE)", o)
 		}
 	}
 	if model != "none" {

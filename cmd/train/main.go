@@ -24,6 +24,7 @@ var program = cli.Program{
 		{Name: "conclude", Summary: "blacklist moves whose statistics are clearly bad", Run: adapt(concludeCmd)},
 		{Name: "stats", Summary: "print a database's counts (text or -json)", Run: adapt(statsCmd)},
 		{Name: "fit", Summary: "fit the forest policy on a database and save the model", Run: adapt(fitCmd)},
+		{Name: "loop", Summary: "run the learning loop v2: teacher games, policy and value forests, gate, anchors", Run: adapt(loopCmd)},
 		{Name: "report", Summary: "draw the learning curve of the generations (PNG or SVG)", Run: adapt(reportCmd)},
 		{Name: "export", Summary: "write all move statistics as CSV", Run: adapt(exportCmd)},
 		{Name: "worker", Summary: "internal: one self-play worker process", Run: adapt(workerCmd), Hidden: true},

@@ -106,6 +106,7 @@ var allowed = map[string]struct{ deps, external string }{
 	"store":             {"gomoku canon internal/splitmix", "github.com/mattn/go-sqlite3 github.com/jackc/pgx/"},
 	"gomocup":           {"gomoku internal/splitmix", ""},
 	"data":              {"", ""},
+	"loop":              {"arena search selfplay store policy forest patterns canon gomoku gomocup internal/splitmix", "gonum.org/v1/gonum/ github.com/mattn/go-sqlite3 github.com/jackc/pgx/"},
 }
 
 // onlyCommands are the packages that only commands may import.
@@ -204,6 +205,7 @@ func importNames(f *ast.File) map[string]string {
 var goroutines = map[string]string{
 	"forest/fit.go":         "Fit's bounded pool of workers, waited for before Fit returns",
 	"arena/match.go":        "MatchFactories' workers (Config.Concurrency), waited for before it returns",
+	"loop/loop.go":          "a generation's teacher games on Config.Workers goroutines, waited for before play returns",
 	"gomocup/think.go":      "the engine's Move for one turn, waited for before the turn's call returns",
 	"internal/cli/lines.go": "the commands' input reader (internal/cli is the commands' scaffold)",
 }

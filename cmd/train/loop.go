@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"ocvist/data"
+	"ocvist/policy"
+	"path/filepath"
+	"strings"
+
+	"ocvist/gomoku"
+	"ocvist/loop"
+	"ocvist/store"
+)
+
+const loopAbout = `
+Run the learning loop v2 (DESIGN.md "Learning loop v2", package loop): each
+generation plays -games teacher games (the search with -nodes nodes a move,
+ordered and evaluated by the adopted models), stores them in the database,
+fits a policy forest (which candidate the teacher chose) and a value forest
+(who wins) on the games of the last -window generations, measures them on
+held-out games (top-1, within-position AUC), gates the new policy against
+the adopted one (paired games of the pure policies from generated openings,
+SPRT) and measures its Elo against random, patterns and generation 0. A
+generation is adopted only when the SPRT finds it stronger. Models go to
+-models (gen-NNN.policy.ocf, gen-NNN.value.ocf). A run continues after the
+last recorded generation; the same database, flags and -seed give the same
+games and byte-identical models. "train stats -json" lists the generations
+and "train report" draws the curve.`
+
+func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg := loop.DefaultConfig()
+	fs := newFlags("loop", "[-db FILE] [-gens N] [flags]", loopAbout, stderr)
+	dbPath := fs.String("db", "data/loop.db", "database `file` (created if missing)")
+	dir := fs.String("models", "", "model `directory` (default: the database's name with .models, beside it)")
+	start := fs.String("start", "", "generation 0's policy model `file` (default: the shipped 2026-11-21 model)")
+	gens := fs.Int("gens", 4, "generations to run")
+	rule := fs.String("rule", "freestyle", "freestyle or standard")
+	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of everything the loop draws")
+	fs.IntVar(&cfg.Games, "games", cfg.Games, "teacher games per generation")
+	fs.Int64Var(&cfg.Nodes, "nodes", cfg.Nodes, "the teacher's search nodes per move")
+	fs.IntVar(&cfg.Explore, "explore", cfg.Explore, "plies after the opening played among near-best root moves")
+	fs.IntVar(&cfg.Margin, "margin", cfg.Margin, "near-best: within this many evaluation units of the best")
+	fs.IntVar(&cfg.Openings, "openings", cfg.Openings, "generated openings the teacher games start from")
+	fs.IntVar(&cfg.Window, "window", cfg.Window, "generations of games each fit uses")
+	fs.IntVar(&cfg.Negatives, "negatives", cfg.Negatives, "other candidates drawn per sample as not-chosen rows")
+	fs.IntVar(&cfg.Policy.Trees, "trees", cfg.Policy.Trees, "trees of the policy forest")
+	fs.IntVar(&cfg.Policy.MaxDepth, "depth", cfg.Policy.MaxDepth, "maximum depth of the policy trees")
+	fs.IntVar(&cfg.Gate.MaxGames, "gate-games", cfg.Gate.MaxGames, "most games of a gate match (an SPRT may end it sooner)")
+	fs.Float64Var(&cfg.Gate.Elo1, "gate-elo", cfg.Gate.Elo1, "the gate's H1: the new policy is this much stronger (H0: equal)")
+	fs.IntVar(&cfg.AnchorGames, "anchor-games", cfg.AnchorGames, "games against each anchor")
+	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "goroutines for games, fits and matches")
+	if err := parseNoArgs(fs, args); err != nil {
+		return err
+	}
+	r, err := gomoku.ParseRule(*rule)
+	if err != nil {
+		return usageError{"loop: " + err.Error()}
+	}
+	cfg.Rule = r
+	cfg.Policy.Workers, cfg.Value.Workers = cfg.Workers, cfg.Workers
+	if err := cfg.Validate(); err != nil {
+		return usageError{err.Error()}
+	}
+	if *gens < 1 {
+		return usageError{fmt.Sprintf("loop: -gens %d: want at least 1", *gens)}
+	}
+	startModel, err := loadStartModel(*start)
+	if err != nil {
+		return err
+	}
+	if *dir == "" {
+		*dir = strings.TrimSuffix(*dbPath, filepath.Ext(*dbPath)) + ".models"
+	}
+	db, err := store.Open(*dbPath, storeConfig(*rule))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	l, err := loop.New(db, *dir, startModel, cfg)
+	if err != nil {
+		return err
+	}
+	l.Log = func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
+	fmt.Fprintf(stderr, "train loop: %s, %d generations, seed %d, models in %s\n", *dbPath, *gens, cfg.Seed, *dir)
+	recs, err := l.Run(ctx, *gens)
+	for _, rec := range recs {
+		fmt.Fprintf(stdout, "gen %d: top-1 %.3f, AUC %.3f, value AUC %.3f; gate %.3f [%.3f, %.3f] %s; adopted %v; current gen %d\n",
+			rec.Gen, rec.Top1, rec.AUC, rec.ValueAUC, rec.Gate.Score, rec.Gate.Low, rec.Gate.High, rec.Gate.Decision, rec.Adopted, rec.Current)
+	}
+	return err
+}
+
+// loadStartModel loads generation 0's policy model: path, or the model
+// shipped on 2026-11-21 when path is empty.
+func loadStartModel(path string) (*policy.Model, error) {
+	if path == "" {
+		return policy.Load(bytes.NewReader(data.Model20261121))
+	}
+	return policy.LoadFile(path)
+}

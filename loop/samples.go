@@ -1,0 +1,138 @@
+package loop
+
+import (
+	"context"
+	"math/rand/v2"
+
+	"ocvist/gomoku"
+	"ocvist/internal/splitmix"
+	"ocvist/patterns"
+	"ocvist/policy"
+	"ocvist/store"
+)
+
+// sets are the training and held-out rows built from teacher games.
+type sets struct {
+	policyX, valueX           []float64 // rows one after another
+	policyY, valueY           []int
+	testX, testValueX         []float64
+	testY, testValueY, groups []int
+	samples, heldOut, skipped int
+}
+
+// heldOutGame reports whether game (gen, index) is held out: a seeded hash
+// of the game, so a game's positions never straddle the split.
+func heldOutGame(seed uint64, gen, index int, frac float64) bool {
+	return float64(splitmix.Derive(seed, 0x401d, uint64(gen), uint64(index))>>11)/(1<<53) < frac
+}
+
+// builder turns teacher games into rows.
+type builder struct {
+	cfg  Config
+	pos  *patterns.Position
+	res  patterns.Result
+	row  [policy.NumHistoryFeatures]float64
+	vrow [policy.NumValueFeatures]float64
+	perm []int
+	s    sets
+}
+
+func newBuilder(cfg Config) *builder {
+	return &builder{cfg: cfg, pos: patterns.NewPosition(gomoku.Options{Rule: cfg.Rule, Radius: cfg.Radius})}
+}
+
+// build reads the games of generations from..to and builds the sets.
+func build(ctx context.Context, db store.Store, cfg Config, from, to int) (*sets, error) {
+	b := newBuilder(cfg)
+	err := db.TeacherGames(ctx, from, to, func(g store.TeacherGame) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return b.game(&g)
+	})
+	return &b.s, err
+}
+
+// game adds the rows of one game: for each ply after the book where the
+// filter leaves a choice and the teacher's move is among its candidates,
+// a sample. Training games give the teacher's move and Negatives drawn
+// others; held-out games give every candidate (within-position metrics).
+// Every position with a decided game gives a value row.
+func (b *builder) game(g *store.TeacherGame) error {
+	test := heldOutGame(b.cfg.Seed, g.Gen, g.Game, b.cfg.Holdout)
+	rng := rand.New(rand.NewPCG(splitmix.Derive(b.cfg.Seed, 0x5a3e, uint64(g.Gen), uint64(g.Game)), 0))
+	b.pos.Reset(gomoku.New(gomoku.Options{Rule: b.cfg.Rule, Radius: b.cfg.Radius}))
+	for i, m := range g.Moves {
+		if i >= g.Book {
+			b.ply(g, i, test, rng)
+		}
+		if err := b.pos.Play(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *builder) ply(g *store.TeacherGame, i int, test bool, rng *rand.Rand) {
+	me := b.pos.Board().ToMove()
+	if g.Winner != gomoku.Empty {
+		policy.ValueFeatures(b.vrow[:], b.pos)
+		won := b2i(g.Winner == me)
+		if test {
+			b.s.testValueX, b.s.testValueY = append(b.s.testValueX, b.vrow[:]...), append(b.s.testValueY, won)
+		} else {
+			b.s.valueX, b.s.valueY = append(b.s.valueX, b.vrow[:]...), append(b.s.valueY, won)
+		}
+	}
+	b.res = patterns.Filter(b.pos, me, patterns.Config{}, b.res)
+	teacher := g.Teacher[i-g.Book]
+	chosen := -1
+	for k, q := range b.res.Moves {
+		if q == teacher {
+			chosen = k
+		}
+	}
+	switch {
+	case len(b.res.Moves) < 2:
+		return // no choice to learn
+	case chosen < 0:
+		b.s.skipped++ // the teacher left the filter's candidates (a search-only move)
+		return
+	}
+	if test {
+		b.s.heldOut++
+		for k, q := range b.res.Moves {
+			b.s.testX = append(b.s.testX, b.features(q)...)
+			b.s.testY = append(b.s.testY, b2i(k == chosen))
+			b.s.groups = append(b.s.groups, b.s.heldOut)
+		}
+		return
+	}
+	b.s.samples++
+	b.s.policyX, b.s.policyY = append(b.s.policyX, b.features(teacher)...), append(b.s.policyY, 1)
+	b.perm = b.perm[:0]
+	for k := range b.res.Moves {
+		if k != chosen {
+			b.perm = append(b.perm, k)
+		}
+	}
+	for n := 0; n < b.cfg.Negatives && len(b.perm) > 0; n++ {
+		j := rng.IntN(len(b.perm))
+		b.s.policyX = append(b.s.policyX, b.features(b.res.Moves[b.perm[j]])...)
+		b.s.policyY = append(b.s.policyY, 0)
+		b.perm[j] = b.perm[len(b.perm)-1]
+		b.perm = b.perm[:len(b.perm)-1]
+	}
+}
+
+func (b *builder) features(q gomoku.Point) []float64 {
+	policy.FeaturesOf(policy.HistoryFeatureSet, b.row[:], b.pos, &b.res, q)
+	return b.row[:]
+}
+
+func b2i(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
+}
