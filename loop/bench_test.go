@@ -1,0 +1,131 @@
+package loop
+
+import (
+	"bytes"
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"ocvist/arena"
+	"ocvist/data"
+	"ocvist/gomoku"
+	"ocvist/policy"
+	"ocvist/search"
+	"ocvist/selfplay"
+	"ocvist/store"
+)
+
+func startModel(b *testing.B) *policy.Model {
+	m, err := policy.Load(bytes.NewReader(data.Model20261121))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
+
+// teacherGames plays n teacher games of the recipe's settings but nodes.
+func teacherGames(b *testing.B, n int, nodes int64) []store.TeacherGame {
+	cfg := DefaultConfig()
+	ops, err := arena.GenerateOpenings(3, 50, gomoku.Freestyle)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var openings [][]gomoku.Point
+	for _, o := range ops {
+		openings = append(openings, o.Moves)
+	}
+	tc := cfg.teacher(openings)
+	tc.Nodes = nodes
+	t := selfplay.NewTeacher(tc, search.DefaultConfig())
+	t.Searcher().SetPrior(policy.NewPrior(startModel(b)), arena.DefaultPriorDepth)
+	rng := rand.New(rand.NewPCG(1, 2))
+	out := make([]store.TeacherGame, n)
+	for i := range out {
+		g := t.Play(rng)
+		out[i] = store.TeacherGame{Gen: 1, Game: i, Moves: g.Moves, Book: g.Book, Teacher: g.Teacher, Winner: g.Winner}
+	}
+	return out
+}
+
+// BenchmarkTeacherGame: one op is one teacher game at the recipe's 8,000
+// nodes a move with the generation-0 prior, on one core; reports games/s
+// and samples/s (plies after the opening).
+func BenchmarkTeacherGame(b *testing.B) {
+	b.ReportAllocs()
+	plies := 0
+	for i := range b.N {
+		g := teacherGames(b, 1, 8000)[0]
+		plies += len(g.Teacher)
+		_ = i
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "games/s")
+	b.ReportMetric(float64(plies)/b.Elapsed().Seconds(), "samples/s")
+}
+
+// fitRows builds the policy rows of a few hundred cheap teacher games and
+// repeats them to n rows (a fit's time depends on rows, columns and
+// depth, not on where the rows came from).
+func fitRows(b *testing.B, n int) ([]float64, []int) {
+	games := teacherGames(b, 200, 500)
+	cfg := DefaultConfig()
+	bl := newBuilder(cfg)
+	for i := range games {
+		if err := bl.game(&games[i]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	x, y := bl.s.policyX, bl.s.policyY
+	for len(y) < n {
+		x, y = append(x, x...), append(y, y...)
+	}
+	return x[:n*policy.NumHistoryFeatures], y[:n]
+}
+
+// BenchmarkFit1M: one op fits the recipe's policy forest (48 trees, depth
+// 14) on 1,000,000 rows with 2 workers.
+func BenchmarkFit1M(b *testing.B) {
+	x, y := fitRows(b, 1_000_000)
+	cfg := DefaultConfig().Policy
+	cfg.Workers = 2
+	spec := policy.Spec{FeatureSet: policy.HistoryFeatureSet, Rule: gomoku.Freestyle, Radius: 2}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := policy.Fit(context.Background(), policy.NewDataset(x, y, spec), cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPolicyMove: one op is the pure policy's move (filter, features
+// and forest over every candidate) on the positions of a teacher game,
+// with a recipe-sized set-2 model.
+func BenchmarkPolicyMove(b *testing.B) {
+	x, y := fitRows(b, 100_000)
+	cfg := DefaultConfig().Policy
+	spec := policy.Spec{FeatureSet: policy.HistoryFeatureSet, Rule: gomoku.Freestyle, Radius: 2}
+	m, err := policy.Fit(context.Background(), policy.NewDataset(x, y, spec), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, err := arena.NewForest(m, arena.ForestConfig{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := teacherGames(b, 1, 2000)[0]
+	var boards []*gomoku.Board
+	for k := 1; k < len(g.Moves); k++ {
+		bd := gomoku.New(gomoku.Options{})
+		for _, p := range g.Moves[:k] {
+			bd.Play(p)
+		}
+		boards = append(boards, bd)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		if _, err := a.Move(context.Background(), boards[i%len(boards)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
