@@ -12,13 +12,18 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"ocvist/loop"
 	"ocvist/store"
 )
 
 const reportAbout = `
-Draw the learning curve of a database's generations: the gate-match score
-of each generation against the previous one, with its 95% interval, and the
-forest's held-out AUC. The format follows the file name: .png or .svg.`
+Draw the learning curve of a database's generations. For the learning loop
+("train loop"): the pure policy's Elo against the fixed anchors (random,
+patterns, generation 0) with 95% intervals, adopted and rejected
+generations marked, and below it the held-out top-1 agreement with the
+teacher. For the v1 loop ("train run -generations"): the gate-match score
+against the previous generation and the forest's held-out AUC. The format
+follows the file name: .png or .svg.`
 
 func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("report", "[-db FILE] [-o FILE]", reportAbout, stderr)
@@ -37,6 +42,17 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer db.Close()
+	recs, err := loop.Records(ctx, db)
+	if err != nil {
+		return err
+	}
+	if len(recs) > 0 {
+		if err := loopCurve(recs, *out); err != nil {
+			return fmt.Errorf("report: %s: %w", *out, err)
+		}
+		fmt.Fprintf(stdout, "wrote %s: %d generations of the learning loop\n", *out, len(recs))
+		return nil
+	}
 	gens, err := db.Generations(ctx)
 	if err != nil {
 		return err
