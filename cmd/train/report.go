@@ -4,16 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
-
 	"ocvist/loop"
-	"ocvist/store"
 )
 
 const reportAbout = `
@@ -47,7 +42,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if len(recs) > 0 {
-		if err := loopCurve(recs, *out); err != nil {
+		if err := writeChart(*out, func(w io.Writer) error { return loop.WriteCurve(w, recs, filepath.Ext(*out)) }); err != nil {
 			return fmt.Errorf("report: %s: %w", *out, err)
 		}
 		fmt.Fprintf(stdout, "wrote %s: %d generations of the learning loop\n", *out, len(recs))
@@ -60,48 +55,22 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(gens) == 0 {
 		return fmt.Errorf("report: %s has no generations yet (run \"train run -generations N\")", *dbPath)
 	}
-	p, err := learningCurve(gens)
-	if err != nil {
-		return err
-	}
-	if err := p.Save(8*vg.Inch, 5*vg.Inch, *out); err != nil {
-		return fmt.Errorf("report: save %s: %w", *out, err)
+	if err := writeChart(*out, func(w io.Writer) error { return loop.WriteGenerationsCurve(w, gens, filepath.Ext(*out)) }); err != nil {
+		return fmt.Errorf("report: %s: %w", *out, err)
 	}
 	fmt.Fprintf(stdout, "wrote %s: %d generations\n", *out, len(gens))
 	return nil
 }
 
-// learningCurve plots score (with its interval) and AUC per generation.
-func learningCurve(gens []store.Generation) (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = "Ocvist learning curve"
-	p.X.Label.Text = "generation"
-	p.Y.Label.Text = "gate score vs previous / held-out AUC"
-	p.Y.Min, p.Y.Max = 0, 1
-	score := make(plotter.XYs, len(gens))
-	auc := make(plotter.XYs, len(gens))
-	errs := make(plotter.YErrors, len(gens))
-	for i, g := range gens {
-		score[i] = plotter.XY{X: float64(g.Gen), Y: g.Score}
-		auc[i] = plotter.XY{X: float64(g.Gen), Y: g.AUC}
-		errs[i] = struct{ Low, High float64 }{g.Score - g.ScoreLow, g.ScoreHigh - g.Score}
-	}
-	bars, err := plotter.NewYErrorBars(struct {
-		plotter.XYer
-		plotter.YErrorer
-	}{score, errs})
+// writeChart writes a chart to path through draw.
+func writeChart(path string, draw func(io.Writer) error) error {
+	f, err := os.Create(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := plotutil.AddLinePoints(p, "gate score", score, "held-out AUC", auc); err != nil {
-		return nil, err
+	err = draw(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	half, err := plotter.NewLine(plotter.XYs{{X: float64(gens[0].Gen), Y: 0.5}, {X: float64(gens[len(gens)-1].Gen), Y: 0.5}})
-	if err != nil {
-		return nil, err
-	}
-	half.Dashes = []vg.Length{vg.Points(4), vg.Points(4)}
-	p.Add(bars, half)
-	p.Legend.Top = true
-	return p, nil
+	return err
 }

@@ -106,7 +106,7 @@ var allowed = map[string]struct{ deps, external string }{
 	"store":             {"gomoku canon internal/splitmix", "github.com/mattn/go-sqlite3 github.com/jackc/pgx/"},
 	"gomocup":           {"gomoku internal/splitmix", ""},
 	"data":              {"", ""},
-	"loop":              {"arena search selfplay store policy forest patterns canon gomoku gomocup internal/splitmix", "gonum.org/v1/gonum/ github.com/mattn/go-sqlite3 github.com/jackc/pgx/"},
+	"loop":              {"arena search selfplay store policy forest patterns canon gomoku gomocup internal/splitmix", "gonum.org/v1/gonum/ gonum.org/v1/plot github.com/mattn/go-sqlite3 github.com/jackc/pgx/"},
 }
 
 // onlyCommands are the packages that only commands may import.

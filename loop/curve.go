@@ -1,24 +1,24 @@
-package main
+package loop
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"ocvist/loop"
+	"ocvist/store"
 )
 
-// The learning loop's curve (train report on a database of "train loop"):
+// The learning loop's curve (train report):
 // two panels sharing the generation axis, one quantity each. Top: the pure
 // policy's Elo against the fixed anchors with 95% intervals, a labelled
 // line at 0 (as strong as the anchor); generations the gate adopted are
@@ -42,7 +42,12 @@ func (genTicks) Ticks(lo, hi float64) []plot.Tick {
 	return t
 }
 
-func loopCurve(recs []loop.Record, path string) error {
+// WriteCurve draws the curve of recs (at least one) as PNG, or as SVG when
+// ext is ".svg".
+func WriteCurve(w io.Writer, recs []Record, ext string) error {
+	if len(recs) == 0 {
+		return errors.New("loop: no generations to draw")
+	}
 	elo, err := eloPanel(recs)
 	if err != nil {
 		return err
@@ -56,35 +61,30 @@ func loopCurve(recs []loop.Record, path string) error {
 		p.X.Tick.Marker = genTicks{}
 		p.X.Label.Text = "generation"
 	}
-	w, h := 8*vg.Inch, 8*vg.Inch
-	var c interface {
-		vg.CanvasSizer
-		io.WriterTo
-	}
-	if strings.ToLower(filepath.Ext(path)) == ".svg" {
-		c = vgsvg.New(w, h)
-	} else {
-		c = vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
-	}
+	c := canvas(ext, 8*vg.Inch, 8*vg.Inch)
 	tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6), PadRight: vg.Points(6), PadY: vg.Points(12)}
 	cells := plot.Align([][]*plot.Plot{{elo}, {top1}}, tiles, draw.New(c))
 	elo.Draw(cells[0][0])
 	top1.Draw(cells[1][0])
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	_, err = c.WriteTo(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	_, err = c.WriteTo(w)
 	return err
 }
 
-func eloPanel(recs []loop.Record) (*plot.Plot, error) {
+// canvas is a PNG canvas, or an SVG one for ext ".svg".
+func canvas(ext string, w, h vg.Length) interface {
+	vg.CanvasSizer
+	io.WriterTo
+} {
+	if strings.EqualFold(ext, ".svg") {
+		return vgsvg.New(w, h)
+	}
+	return vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
+}
+
+func eloPanel(recs []Record) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = "Ocvist learning loop: the pure policy against fixed anchors"
-	p.Y.Label.Text = fmt.Sprintf("Elo (95%% interval; ±%d = perfect score)", loop.EloBound)
+	p.Y.Label.Text = fmt.Sprintf("Elo (95%% interval; ±%d = perfect score)", EloBound)
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.XOffs, p.Legend.YOffs = vg.Points(8), -vg.Points(4)
 	lo, hi := 0.0, 0.0
@@ -134,7 +134,7 @@ func eloPanel(recs []loop.Record) (*plot.Plot, error) {
 
 // marks are the points of adopted generations (discs) and rejected ones
 // (crosses).
-func marks(recs []loop.Record, pts plotter.XYs, c color.Color) (*plotter.Scatter, *plotter.Scatter) {
+func marks(recs []Record, pts plotter.XYs, c color.Color) (*plotter.Scatter, *plotter.Scatter) {
 	var yes, no plotter.XYs
 	for i, r := range recs {
 		if r.Adopted {
@@ -159,7 +159,7 @@ func nonEmpty(xy plotter.XYs) plotter.XYs {
 	return xy
 }
 
-func top1Panel(recs []loop.Record) (*plot.Plot, error) {
+func top1Panel(recs []Record) (*plot.Plot, error) {
 	p := plot.New()
 	p.Y.Label.Text = "held-out top-1 agreement with the teacher"
 	p.Y.Min, p.Y.Max = 0, 1
@@ -172,5 +172,53 @@ func top1Panel(recs []loop.Record) (*plot.Plot, error) {
 		return nil, err
 	}
 	p.Add(line, points)
+	return p, nil
+}
+
+// WriteGenerationsCurve draws the v1 loop's generations (train run
+// -generations, without details): the gate score against the previous
+// generation with its interval and the held-out AUC, as PNG or SVG (ext).
+func WriteGenerationsCurve(w io.Writer, gens []store.Generation, ext string) error {
+	p, err := generationsCurve(gens)
+	if err != nil {
+		return err
+	}
+	c := canvas(ext, 8*vg.Inch, 5*vg.Inch)
+	p.Draw(draw.New(c))
+	_, err = c.WriteTo(w)
+	return err
+}
+
+func generationsCurve(gens []store.Generation) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = "Ocvist learning curve"
+	p.X.Label.Text = "generation"
+	p.Y.Label.Text = "gate score vs previous / held-out AUC"
+	p.Y.Min, p.Y.Max = 0, 1
+	score := make(plotter.XYs, len(gens))
+	auc := make(plotter.XYs, len(gens))
+	errs := make(plotter.YErrors, len(gens))
+	for i, g := range gens {
+		score[i] = plotter.XY{X: float64(g.Gen), Y: g.Score}
+		auc[i] = plotter.XY{X: float64(g.Gen), Y: g.AUC}
+		errs[i] = struct{ Low, High float64 }{g.Score - g.ScoreLow, g.ScoreHigh - g.Score}
+	}
+	bars, err := plotter.NewYErrorBars(struct {
+		plotter.XYer
+		plotter.YErrorer
+	}{score, errs})
+	if err != nil {
+		return nil, err
+	}
+	if err := plotutil.AddLinePoints(p, "gate score", score, "held-out AUC", auc); err != nil {
+		return nil, err
+	}
+	half, err := plotter.NewLine(plotter.XYs{{X: float64(gens[0].Gen), Y: 0.5}, {X: float64(gens[len(gens)-1].Gen), Y: 0.5}})
+	if err != nil {
+		return nil, err
+	}
+	half.Dashes = []vg.Length{vg.Points(4), vg.Points(4)}
+	p.Add(bars, half)
+	p.Legend.Top = true
 	return p, nil
 }
