@@ -10,12 +10,14 @@ import (
 // merge sealed run files exactly once (the ledger row with the counts, in
 // one transaction), prune, conclude, read (stats, export, the forest's
 // scan, the blacklist), and keep run records and generations. *DB, the
-// embedded SQLite backend, implements it. The run file format (run.go) and
+// embedded SQLite backend, implements it, and *PG, the PostgreSQL one. The run file format (run.go) and
 // Batch are backend-neutral: workers write the same shards whatever stores
 // them.
 type Store interface {
 	Config() Config
 	ID() string
+	Path() string // the file, or the server's URL with the password masked
+	Checkpoint(ctx context.Context) error
 	Merge(ctx context.Context, path string) (MergeResult, error)
 	Prune(ctx context.Context, c PruneConfig) (PruneResult, error)
 	Conclude(ctx context.Context, c ConcludeConfig) (int64, error)
