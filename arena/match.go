@@ -155,7 +155,8 @@ type Factory func(game int) (Agent, error)
 // to cfg.Concurrency games at once; every agent made is closed after its
 // game (the names come from the agents for game 0). Results are added, Progress called and
 // the SPRT checked in game order, on the caller's goroutine; when the
-// SPRT decides, the games already started are finished and counted.
+// SPRT decides, the games already started are finished but not counted,
+// so the result is the sequential match's whatever the concurrency.
 // The workers are done when MatchFactories returns.
 func MatchFactories(ctx context.Context, newA, newB Factory, cfg Config) (*Result, error) {
 	if cfg.Games == 0 {
@@ -274,7 +275,9 @@ func (r *Result) parallel(ctx context.Context, newA, newB Factory, cfg Config, w
 			for g, ok := pending[recorded]; ok; g, ok = pending[recorded] {
 				delete(pending, recorded)
 				recorded++
-				stop = r.record(g, cfg) || stop
+				if !stop { // after the verdict, games still finishing are not counted
+					stop = r.record(g, cfg)
+				}
 			}
 		}
 	}

@@ -149,7 +149,7 @@ func TestGenerateOpenings(t *testing.T) {
 
 // TestMatchFactoriesParallel: a match on 3 workers gives the games of the
 // sequential match, in index order, and an SPRT ends it early on clear
-// evidence with whole pairs counted.
+// evidence with whole pairs counted, the same games as sequentially.
 func TestMatchFactoriesParallel(t *testing.T) {
 	ctx := context.Background()
 	ops := mustOpenings(t, "../data/openings/piskvork-15.txt")[:10]
@@ -179,6 +179,11 @@ func TestMatchFactoriesParallel(t *testing.T) {
 	r, err := MatchFactories(ctx, newA, newB, cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	cfg.Concurrency = 1
+	rs, err := MatchFactories(ctx, newA, newB, cfg)
+	if err != nil || rs.Total != r.Total || rs.LLR != r.LLR {
+		t.Errorf("SPRT match: parallel %+v, sequential %+v (%v): want the same games counted", r.Total, rs.Total, err)
 	}
 	p := r.Pentanomial()
 	if r.Decision != AcceptH1 || r.Total.Games() >= 400 || p[0]+p[1]+p[2]+p[3]+p[4] < 5 {

@@ -239,7 +239,7 @@ func (l *Loop) play(ctx context.Context, g int, cur models) ([]store.TeacherGame
 	}
 	tc := l.cfg.teacher(openings)
 	out := make([]store.TeacherGame, l.cfg.Games)
-	var next atomic.Int64
+	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	for range l.cfg.Workers {
 		wg.Add(1)
@@ -258,6 +258,9 @@ func (l *Loop) play(ctx context.Context, g int, cur models) ([]store.TeacherGame
 				rng := rand.New(rand.NewPCG(splitmix.Derive(l.cfg.Seed, 0x7eac, uint64(g), uint64(i)), 0))
 				tg := t.Play(rng)
 				out[i] = store.TeacherGame{Gen: g, Game: i, Moves: tg.Moves, Book: tg.Book, Teacher: tg.Teacher, Winner: tg.Winner}
+				if n := done.Add(1); n%int64(max(1, len(out)/10)) == 0 {
+					l.logf("gen %d: %d/%d teacher games", g, n, len(out))
+				}
 			}
 		}()
 	}
