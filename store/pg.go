@@ -65,6 +65,17 @@ func OpenPG(ctx context.Context, rawURL string, want Config) (*PG, error) {
 	if err := want.Validate(); err != nil {
 		return nil, err
 	}
+	return openPG(ctx, rawURL, want)
+}
+
+// OpenPGExisting opens the Ocvist store of the server at rawURL with the
+// configuration it was created with; a database without one (never used
+// by Ocvist) is refused with ErrNotOcvist.
+func OpenPGExisting(ctx context.Context, rawURL string) (*PG, error) {
+	return openPG(ctx, rawURL, Config{})
+}
+
+func openPG(ctx context.Context, rawURL string, want Config) (*PG, error) {
 	p := &PG{url: redact(rawURL), cfg: want}
 	pcfg, err := pgxpool.ParseConfig(rawURL)
 	if err != nil {
@@ -166,6 +177,9 @@ func (p *PG) checkMeta(ctx context.Context, tx pgx.Tx) error {
 	if err != nil {
 		return err
 	}
+	if len(m) == 0 && p.cfg == (Config{}) {
+		return fmt.Errorf("%w: the database holds no Ocvist store yet (train run or train merge creates one)", ErrNotOcvist)
+	}
 	if len(m) == 0 {
 		m = map[string]string{
 			metaSchemaVersion: strconv.Itoa(PGSchemaVersion), metaKeyVersion: strconv.Itoa(p.cfg.KeyVersion),
@@ -186,6 +200,9 @@ func (p *PG) checkMeta(ctx context.Context, tx pgx.Tx) error {
 		return fmt.Errorf("%w: meta says schema %d, want %d", ErrSchemaVersion, h.schema, PGSchemaVersion)
 	}
 	p.id = h.id
+	if p.cfg == (Config{}) {
+		p.cfg = h.cfg
+	}
 	return compatible(p.cfg, h)
 }
 

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"ocvist/gomoku"
@@ -181,4 +183,19 @@ func (g *gameConfig) validate() error {
 func storeConfig(rule string) store.Config {
 	r, _ := gomoku.ParseRule(rule)
 	return store.DefaultConfig(r)
+}
+
+// shardDirOf is where a job's shards wait to be merged: beside a SQLite
+// database; for a PostgreSQL URL, under data/, named after the server and
+// database (each machine keeps its own).
+func shardDirOf(db string) string {
+	if !store.IsURL(db) {
+		return db + ".shards"
+	}
+	u, err := url.Parse(db)
+	if err != nil {
+		return filepath.Join("data", "postgres.shards")
+	}
+	name := strings.NewReplacer(":", "-", "/", "-").Replace(u.Host + u.Path)
+	return filepath.Join("data", "postgres-"+name+".shards")
 }

@@ -131,7 +131,7 @@ func fitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 
 // fitModel builds the datasets from db, fits, evaluates on the held-out
 // positions and writes the model to path atomically.
-func fitModel(ctx context.Context, db *store.DB, fc fitConfig, path string) (fitResult, error) {
+func fitModel(ctx context.Context, db store.Store, fc fitConfig, path string) (fitResult, error) {
 	rule := db.Config().Rule
 	rows := 0
 	train, test, err := policy.BuildDatasets(ctx, scanStats(ctx, db, &rows), policy.DatasetConfig{
@@ -157,7 +157,7 @@ func fitModel(ctx context.Context, db *store.DB, fc fitConfig, path string) (fit
 
 // scanStats reads db's move statistics as the policy's rows (counting them
 // in *rows when rows is not nil).
-func scanStats(ctx context.Context, db *store.DB, rows *int) func(int64, func(policy.Stat) error) error {
+func scanStats(ctx context.Context, db store.Store, rows *int) func(int64, func(policy.Stat) error) error {
 	return func(minGames int64, fn func(policy.Stat) error) error {
 		return db.ScanMoves(ctx, minGames, func(m store.MoveStat) error {
 			if rows != nil {

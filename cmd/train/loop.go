@@ -12,7 +12,6 @@ import (
 
 	"ocvist/gomoku"
 	"ocvist/loop"
-	"ocvist/store"
 )
 
 const loopAbout = `
@@ -74,7 +73,7 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *dir == "" {
 		*dir = strings.TrimSuffix(*dbPath, filepath.Ext(*dbPath)) + ".models"
 	}
-	db, err := store.Open(*dbPath, storeConfig(*rule))
+	db, err := openStore(ctx, *dbPath, storeConfig(*rule))
 	if err != nil {
 		return err
 	}

@@ -68,7 +68,13 @@ func mergeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // openForMerge opens the merge target, creating it with the configuration
 // of the first source when it does not exist yet.
-func openForMerge(target, firstSource string) (*store.DB, error) {
+func openForMerge(target, firstSource string) (store.Store, error) {
+	if store.IsURL(target) {
+		if cfg, err := store.SourceConfig(firstSource); err == nil {
+			return store.OpenPG(context.Background(), target, cfg)
+		}
+		return store.OpenPGExisting(context.Background(), target)
+	}
 	if _, err := os.Stat(target); err == nil {
 		return store.OpenExisting(target)
 	}
@@ -107,7 +113,7 @@ func pruneCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer db.Close()
-	shards := *dbPath + ".shards"
+	shards := shardDirOf(*dbPath)
 	if waiting, _ := store.ListShards(shards); len(waiting) > 0 {
 		fmt.Fprintf(stderr, "merging the %d shard(s) waiting in %s first\n", len(waiting), shards)
 		if _, err := store.CleanTemp(shards); err != nil {
@@ -287,16 +293,31 @@ func exportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // openExistingDB opens a database that must exist (never creating one)
 // for writing: it takes the writer lock and refuses a shard.
-func openExistingDB(path string) (*store.DB, error) {
+func openExistingDB(path string) (store.Store, error) {
+	if store.IsURL(path) {
+		return store.OpenPGExisting(context.Background(), path)
+	}
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	return store.OpenExisting(path)
 }
 
-func openReadOnlyDB(path string) (*store.DB, error) {
+func openReadOnlyDB(path string) (store.Store, error) {
+	if store.IsURL(path) {
+		return store.OpenPGExisting(context.Background(), path)
+	}
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	return store.OpenReadOnly(path)
+}
+
+// openStore opens (creating it if needed) the database at path, a SQLite
+// file or a PostgreSQL URL, for cfg.
+func openStore(ctx context.Context, path string, cfg store.Config) (store.Store, error) {
+	if store.IsURL(path) {
+		return store.OpenPG(ctx, path, cfg)
+	}
+	return store.Open(path, cfg)
 }

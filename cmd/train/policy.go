@@ -9,7 +9,6 @@ import (
 	"ocvist/gomoku"
 	"ocvist/policy"
 	"ocvist/selfplay"
-	"ocvist/store"
 )
 
 // newGameConfig turns the flag-level game configuration into self-play's.
@@ -64,7 +63,7 @@ func newPolicy(ctx context.Context, g gameConfig, dbPath string) (selfplay.Polic
 // loadStats reads the statistics of the moves with at least minGames games
 // from the database at path.
 func loadStats(ctx context.Context, path string, minGames int64) (policy.Stats, error) {
-	db, err := store.OpenReadOnly(path)
+	db, err := openReadOnlyDB(path)
 	if err != nil {
 		return nil, err
 	}

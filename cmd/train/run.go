@@ -110,21 +110,22 @@ func loopFlag(name string) bool {
 // progress line), one reader per worker, and the merger, which alone uses
 // the database while the workers run.
 type job struct {
-	cfg      runConfig
-	db       *store.DB
-	shardDir string
-	out, log io.Writer
-	start    time.Time
-	before   int64 // games in the database when the run started
-	workers  []*worker
-	events   chan event
-	shards   chan string // published shards, in order, for the merger
-	merged   chan struct{}
-	st       jobStats
-	playEnd  time.Time // when the last worker exited
-	mu       sync.Mutex
-	failed   []string
-	young    int // young runs, as the last prune left them
+	lastPrune time.Time // of a PostgreSQL store (see serverPruneEvery)
+	cfg       runConfig
+	db        store.Store
+	shardDir  string
+	out, log  io.Writer
+	start     time.Time
+	before    int64 // games in the database when the run started
+	workers   []*worker
+	events    chan event
+	shards    chan string // published shards, in order, for the merger
+	merged    chan struct{}
+	st        jobStats
+	playEnd   time.Time // when the last worker exited
+	mu        sync.Mutex
+	failed    []string
+	young     int // young runs, as the last prune left them
 }
 
 // jobStats are the figures the progress line reads without waiting for a
@@ -161,19 +162,19 @@ func runJob(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 	if !cfg.Game.Store {
 		return j.runInMemory(ctx)
 	}
-	if dir := filepath.Dir(cfg.DB); cfg.dbExplicit {
+	if dir := filepath.Dir(cfg.DB); cfg.dbExplicit && !store.IsURL(cfg.DB) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("create %s: %w", dir, err)
 		}
 	}
 	// The database first: its writer lock keeps a second job away from
 	// everything else (the shard directory included).
-	db, err := store.Open(cfg.DB, storeConfig(cfg.Game.Rule))
+	db, err := openStore(ctx, cfg.DB, storeConfig(cfg.Game.Rule))
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	j.db, j.shardDir = db, cfg.DB+".shards"
+	j.db, j.shardDir = db, shardDirOf(cfg.DB)
 	if err := os.MkdirAll(j.shardDir, 0o755); err != nil {
 		return fmt.Errorf("create shard directory: %w", err)
 	}
@@ -252,7 +253,7 @@ func (j *job) recover(ctx context.Context) error {
 
 // mergeWaiting merges the shards waiting in dir and deletes each once it is
 // in the ledger (a shard already merged before a crash is only deleted).
-func mergeWaiting(ctx context.Context, db *store.DB, dir string) (n int, games int64, err error) {
+func mergeWaiting(ctx context.Context, db store.Store, dir string) (n int, games int64, err error) {
 	left, err := store.ListShards(dir)
 	if err != nil {
 		return 0, 0, err
@@ -439,7 +440,7 @@ func (j *job) merger(ctx context.Context) {
 	for path := range j.shards {
 		size := fileSize(path)
 		j.st.busy.Store("merging")
-		res, err := j.db.Merge(ctx, path)
+		res, err := j.mergeRetrying(ctx, path)
 		if err == nil {
 			err = os.Remove(path)
 		}
@@ -461,12 +462,51 @@ func (j *job) merger(ctx context.Context) {
 	}
 }
 
+// mergeRetrying merges the shard at path; while the server is away
+// (store.ErrServer) it keeps the shard on disk and retries with backoff,
+// 1 s doubling to 30 s, saying so once per outage, until the merge goes
+// through or ctx ends (the shard then waits for the next run).
+func (j *job) mergeRetrying(ctx context.Context, path string) (store.MergeResult, error) {
+	wait := time.Second
+	for warned := false; ; {
+		res, err := j.db.Merge(ctx, path)
+		if !errors.Is(err, store.ErrServer) || ctx.Err() != nil {
+			if warned && err == nil {
+				fmt.Fprintf(j.log, "server back: merging the %d waiting shard(s)\n", j.st.backlog.Load())
+			}
+			return res, err
+		}
+		if !warned {
+			fmt.Fprintf(j.log, "warning: %v\nthe workers keep playing; their shards wait in %s (%d now, %s) and are merged when the server is back\n",
+				err, j.shardDir, j.st.backlog.Load(), humanBytes(j.st.backlogBytes.Load()))
+			warned = true
+		}
+		j.st.busy.Store("waiting for the server")
+		select {
+		case <-ctx.Done():
+			return res, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 30*time.Second)
+	}
+}
+
 // pruneBatch is how many due young runs the coordinator expires at once
 // while the workers play (see store.PruneConfig.Batch); the final prune
 // expires every due run.
 const pruneBatch = 8
 
+// serverPruneEvery spaces the prunes of a PostgreSQL store while the
+// workers play: there a prune reads the whole moves table (no young tier).
+const serverPruneEvery = 2 * time.Minute
+
 func (j *job) prune(ctx context.Context) error {
+	if store.IsURL(j.cfg.DB) {
+		if time.Since(j.lastPrune) < serverPruneEvery {
+			return nil
+		}
+		j.lastPrune = time.Now()
+	}
 	j.st.busy.Store("pruning")
 	c := j.cfg.Prune
 	c.Batch = pruneBatch
@@ -482,7 +522,10 @@ func (j *job) prune(ctx context.Context) error {
 
 // measureDisk records the database's size on disk with its shards.
 func (j *job) measureDisk() {
-	n := dirBytes(j.cfg.DB+".young") + fileSize(j.cfg.DB) + fileSize(j.cfg.DB+"-wal") + j.st.backlogBytes.Load()
+	n := j.st.backlogBytes.Load() // on a server, the shards waiting here
+	if !store.IsURL(j.cfg.DB) {
+		n += dirBytes(j.cfg.DB+".young") + fileSize(j.cfg.DB) + fileSize(j.cfg.DB+"-wal")
+	}
 	j.st.dbBytes.Store(n)
 	peak(&j.st.peakDB, n)
 }

@@ -70,7 +70,7 @@ type selfplayWorker struct {
 func (w *selfplayWorker) run(ctx context.Context, dbPath string, games int) error {
 	var bl store.Blacklist
 	if dbPath != "" {
-		db, err := store.OpenReadOnly(dbPath)
+		db, err := openReadOnlyDB(dbPath)
 		if err != nil {
 			return err
 		}

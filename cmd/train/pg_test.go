@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// pgSchemaURL returns a URL of a fresh schema on the test server named by
+// OCVIST_TEST_POSTGRES (.ci/run starts one), or skips.
+func pgSchemaURL(t *testing.T) string {
+	t.Helper()
+	base := os.Getenv("OCVIST_TEST_POSTGRES")
+	if base == "" {
+		t.Skip("OCVIST_TEST_POSTGRES is not set: no PostgreSQL server to test against (.ci/run starts one)")
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	schema := fmt.Sprintf("train_%s_%d", strings.ToLower(t.Name()), time.Now().UnixNano())
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if c, err := pgx.Connect(context.Background(), base); err == nil {
+			c.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+			c.Close(context.Background())
+		}
+	})
+	u, _ := url.Parse(base)
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// TestPostgresRunAndLoop: a run against PostgreSQL stores exactly its
+// games and leaves no shard behind; one generation of the learning loop
+// runs end to end against it and stats -json lists it; an unreachable
+// server is one line and exit 1 before any work.
+func TestPostgresRunAndLoop(t *testing.T) {
+	u := pgSchemaURL(t)
+	dir := t.TempDir()
+	if out, errOut, code := trainIn(t, dir, "run", "-db", u, "-workers", "2", "-games", "300"); code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if out, errOut, code := trainIn(t, dir, "loop", "-db", u, "-gens", "1", "-games", "12", "-nodes", "300", "-openings", "4",
+		"-gate-games", "8", "-anchor-games", "4", "-trees", "4", "-depth", "6"); code != 0 {
+		t.Fatalf("loop: exit %d\n%s\n%s", code, out, errOut)
+	}
+	out, errOut, code := trainIn(t, dir, "stats", "-db", u, "-json")
+	var st struct {
+		Games       int64 `json:"games"`
+		Generations []struct {
+			Gen     int             `json:"gen"`
+			Details json.RawMessage `json:"details"`
+		} `json:"generation_list"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &st) != nil {
+		t.Fatalf("stats: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if st.Games != 300 || len(st.Generations) != 1 || !strings.Contains(string(st.Generations[0].Details), `"top1"`) {
+		t.Errorf("stats: %d games (want 300), generations %+v", st.Games, st.Generations)
+	}
+	shards, _ := os.ReadDir(dir + "/data")
+	for _, d := range shards {
+		left, _ := os.ReadDir(dir + "/data/" + d.Name())
+		if len(left) != 0 {
+			t.Errorf("%d files left in %s", len(left), d.Name())
+		}
+	}
+	_, errOut, code = trainIn(t, dir, "run", "-db", "postgres://ocvist:pw@127.0.0.1:1/x?connect_timeout=2", "-games", "10")
+	if code != 1 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || !strings.Contains(errOut, "unavailable") || strings.Contains(errOut, ":pw@") {
+		t.Errorf("unreachable server: exit %d, stderr %q; want exit 1 and one line, password masked", code, errOut)
+	}
+}
