@@ -7,6 +7,7 @@ import (
 	"io"
 	"ocvist/data"
 	"ocvist/policy"
+	"ocvist/store"
 	"path/filepath"
 	"strings"
 
@@ -33,7 +34,7 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	cfg := loop.DefaultConfig()
 	fs := newFlags("loop", "[-db FILE] [-gens N] [flags]", loopAbout, stderr)
 	dbPath := fs.String("db", "data/loop.db", "database `file` (created if missing)")
-	dir := fs.String("models", "", "model `directory` (default: the database's name with .models, beside it)")
+	dir := fs.String("models", "", "model `directory` (default: the database's name with .models, beside it; data/loop.models for a PostgreSQL URL)")
 	start := fs.String("start", "", "generation 0's policy model `file` (default: the shipped 2026-11-21 model)")
 	gens := fs.Int("gens", 4, "generations to run")
 	rule := fs.String("rule", "freestyle", "freestyle or standard")
@@ -70,7 +71,11 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if *dir == "" {
+	switch {
+	case *dir != "":
+	case store.IsURL(*dbPath):
+		*dir = filepath.Join("data", "loop.models")
+	default:
 		*dir = strings.TrimSuffix(*dbPath, filepath.Ext(*dbPath)) + ".models"
 	}
 	db, err := openStore(ctx, *dbPath, storeConfig(*rule))
