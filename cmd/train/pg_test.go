@@ -46,7 +46,8 @@ func pgSchemaURL(t *testing.T) string {
 
 // TestPostgresRunAndLoop: a run against PostgreSQL stores exactly its
 // games and leaves no shard behind; one generation of the learning loop
-// runs end to end against it and stats -json lists it; an unreachable
+// runs end to end against it, its models in data/loop.models, and stats
+// -json lists it; an unreachable
 // server is one line and exit 1 before any work.
 func TestPostgresRunAndLoop(t *testing.T) {
 	u := pgSchemaURL(t)
@@ -72,11 +73,14 @@ func TestPostgresRunAndLoop(t *testing.T) {
 	if st.Games != 300 || len(st.Generations) != 1 || !strings.Contains(string(st.Generations[0].Details), `"top1"`) {
 		t.Errorf("stats: %d games (want 300), generations %+v", st.Games, st.Generations)
 	}
-	shards, _ := os.ReadDir(dir + "/data")
-	for _, d := range shards {
+	dirs, _ := os.ReadDir(dir + "/data")
+	for _, d := range dirs {
 		left, _ := os.ReadDir(dir + "/data/" + d.Name())
-		if len(left) != 0 {
+		switch {
+		case strings.HasSuffix(d.Name(), ".shards") && len(left) != 0:
 			t.Errorf("%d files left in %s", len(left), d.Name())
+		case d.Name() == "loop.models" && len(left) != 2:
+			t.Errorf("%d files in data/loop.models, want generation 1's two models", len(left))
 		}
 	}
 	_, errOut, code = trainIn(t, dir, "run", "-db", "postgres://ocvist:pw@127.0.0.1:1/x?connect_timeout=2", "-games", "10")
