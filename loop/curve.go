@@ -102,34 +102,43 @@ func eloPanel(recs []Record) (*plot.Plot, error) {
 	p.Add(zero)
 	p.Legend.Add("0: as strong as the anchor", zero)
 	for k, a := range recs[0].Anchors {
-		pts, errs := make(plotter.XYs, len(recs)), make(plotter.YErrors, len(recs))
-		for i, r := range recs {
-			m := r.Anchors[k]
-			pts[i] = plotter.XY{X: float64(r.Gen) + 0.08*float64(k-1), Y: m.Elo}
-			errs[i].Low, errs[i].High = m.Elo-m.EloLow, m.EloHigh-m.Elo
-		}
-		line, err := plotter.NewLine(pts)
-		if err != nil {
+		if err := anchorSeries(p, recs, k, a.Against); err != nil {
 			return nil, err
-		}
-		line.Color = anchorColours[k%len(anchorColours)]
-		bars, err := plotter.NewYErrorBars(struct {
-			plotter.XYer
-			plotter.YErrorer
-		}{pts, errs})
-		if err != nil {
-			return nil, err
-		}
-		bars.Color = line.Color
-		adopted, rejected := marks(recs, pts, line.Color)
-		p.Add(line, bars, adopted, rejected)
-		p.Legend.Add("against "+a.Against, line)
-		if k == 0 {
-			p.Legend.Add("adopted by the gate", adopted)
-			p.Legend.Add("rejected by the gate", rejected)
 		}
 	}
 	return p, nil
+}
+
+// anchorSeries draws the Elo against anchor k (named name) with its
+// intervals and the gate's marks.
+func anchorSeries(p *plot.Plot, recs []Record, k int, name string) error {
+	pts, errs := make(plotter.XYs, len(recs)), make(plotter.YErrors, len(recs))
+	for i, r := range recs {
+		m := r.Anchors[k]
+		pts[i] = plotter.XY{X: float64(r.Gen) + 0.08*float64(k-1), Y: m.Elo}
+		errs[i].Low, errs[i].High = m.Elo-m.EloLow, m.EloHigh-m.Elo
+	}
+	line, err := plotter.NewLine(pts)
+	if err != nil {
+		return err
+	}
+	line.Color = anchorColours[k%len(anchorColours)]
+	bars, err := plotter.NewYErrorBars(struct {
+		plotter.XYer
+		plotter.YErrorer
+	}{pts, errs})
+	if err != nil {
+		return err
+	}
+	bars.Color = line.Color
+	adopted, rejected := marks(recs, pts, line.Color)
+	p.Add(line, bars, adopted, rejected)
+	p.Legend.Add("against "+name, line)
+	if k == 0 {
+		p.Legend.Add("adopted by the gate", adopted)
+		p.Legend.Add("rejected by the gate", rejected)
+	}
+	return nil
 }
 
 // marks are the points of adopted generations (discs) and rejected ones

@@ -76,13 +76,7 @@ func (b *builder) game(g *store.TeacherGame) error {
 func (b *builder) ply(g *store.TeacherGame, i int, test bool, rng *rand.Rand) {
 	me := b.pos.Board().ToMove()
 	if g.Winner != gomoku.Empty {
-		policy.ValueFeatures(b.vrow[:], b.pos)
-		won := b2i(g.Winner == me)
-		if test {
-			b.s.testValueX, b.s.testValueY = append(b.s.testValueX, b.vrow[:]...), append(b.s.testValueY, won)
-		} else {
-			b.s.valueX, b.s.valueY = append(b.s.valueX, b.vrow[:]...), append(b.s.valueY, won)
-		}
+		b.valueRow(g.Winner == me, test)
 	}
 	b.res = patterns.Filter(b.pos, me, patterns.Config{}, b.res)
 	teacher := g.Teacher[i-g.Book]
@@ -122,6 +116,16 @@ func (b *builder) ply(g *store.TeacherGame, i int, test bool, rng *rand.Rand) {
 		b.s.policyY = append(b.s.policyY, 0)
 		b.perm[j] = b.perm[len(b.perm)-1]
 		b.perm = b.perm[:len(b.perm)-1]
+	}
+}
+
+// valueRow adds the position's value row: did the mover win.
+func (b *builder) valueRow(won, test bool) {
+	policy.ValueFeatures(b.vrow[:], b.pos)
+	if test {
+		b.s.testValueX, b.s.testValueY = append(b.s.testValueX, b.vrow[:]...), append(b.s.testValueY, b2i(won))
+	} else {
+		b.s.valueX, b.s.valueY = append(b.s.valueX, b.vrow[:]...), append(b.s.valueY, b2i(won))
 	}
 }
 

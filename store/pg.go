@@ -294,19 +294,9 @@ func (p *PG) merge(ctx context.Context, path string) (MergeResult, error) {
 	if err := compatible(p.cfg, header{cfg: r.h.cfg}); err != nil {
 		return MergeResult{}, err
 	}
-	var rows [][]any
-	for {
-		pos, err := r.next()
-		if err != nil {
-			return MergeResult{}, err
-		}
-		if pos == nil {
-			break
-		}
-		key := string(pos.text())
-		for _, m := range pos.moves {
-			rows = append(rows, []any{pos.id, key, int16(m.m.X), int16(m.m.Y), m.wsum, m.games, m.bl})
-		}
+	rows, err := copyRows(r)
+	if err != nil {
+		return MergeResult{}, err
 	}
 	res := MergeResult{ShardID: r.h.id, Games: r.foot.games, Moves: r.foot.rows, Positions: r.foot.positions}
 	seal := r.seal()
@@ -335,6 +325,21 @@ func (p *PG) merge(ctx context.Context, path string) (MergeResult, error) {
 		return MergeResult{ShardID: r.h.id, AlreadyMerged: true}, nil
 	}
 	return res, err
+}
+
+// copyRows reads a run through (checking it) into COPY rows.
+func copyRows(r *runReader) ([][]any, error) {
+	var rows [][]any
+	for {
+		pos, err := r.next()
+		if pos == nil || err != nil {
+			return rows, err
+		}
+		key := string(pos.text())
+		for _, m := range pos.moves {
+			rows = append(rows, []any{pos.id, key, int16(m.m.X), int16(m.m.Y), m.wsum, m.games, m.bl})
+		}
+	}
 }
 
 var errAlready = errors.New("already merged")

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"ocvist/data"
@@ -38,20 +39,7 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	start := fs.String("start", "", "generation 0's policy model `file` (default: the shipped 2026-11-21 model)")
 	gens := fs.Int("gens", 4, "generations to run")
 	rule := fs.String("rule", "freestyle", "freestyle or standard")
-	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of everything the loop draws")
-	fs.IntVar(&cfg.Games, "games", cfg.Games, "teacher games per generation")
-	fs.Int64Var(&cfg.Nodes, "nodes", cfg.Nodes, "the teacher's search nodes per move")
-	fs.IntVar(&cfg.Explore, "explore", cfg.Explore, "plies after the opening played among near-best root moves")
-	fs.IntVar(&cfg.Margin, "margin", cfg.Margin, "near-best: within this many evaluation units of the best")
-	fs.IntVar(&cfg.Openings, "openings", cfg.Openings, "generated openings the teacher games start from")
-	fs.IntVar(&cfg.Window, "window", cfg.Window, "generations of games each fit uses")
-	fs.IntVar(&cfg.Negatives, "negatives", cfg.Negatives, "other candidates drawn per sample as not-chosen rows")
-	fs.IntVar(&cfg.Policy.Trees, "trees", cfg.Policy.Trees, "trees of the policy forest")
-	fs.IntVar(&cfg.Policy.MaxDepth, "depth", cfg.Policy.MaxDepth, "maximum depth of the policy trees")
-	fs.IntVar(&cfg.Gate.MaxGames, "gate-games", cfg.Gate.MaxGames, "most games of a gate match (an SPRT may end it sooner)")
-	fs.Float64Var(&cfg.Gate.Elo1, "gate-elo", cfg.Gate.Elo1, "the gate's H1: the new policy is this much stronger (H0: equal)")
-	fs.IntVar(&cfg.AnchorGames, "anchor-games", cfg.AnchorGames, "games against each anchor")
-	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "goroutines for games, fits and matches")
+	registerLoopFlags(fs, &cfg)
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
@@ -104,4 +92,22 @@ func loadStartModel(path string) (*policy.Model, error) {
 		return policy.Load(bytes.NewReader(data.Model20261121))
 	}
 	return policy.LoadFile(path)
+}
+
+// registerLoopFlags binds the loop's recipe flags to cfg.
+func registerLoopFlags(fs *flag.FlagSet, cfg *loop.Config) {
+	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of everything the loop draws")
+	fs.IntVar(&cfg.Games, "games", cfg.Games, "teacher games per generation")
+	fs.Int64Var(&cfg.Nodes, "nodes", cfg.Nodes, "the teacher's search nodes per move")
+	fs.IntVar(&cfg.Explore, "explore", cfg.Explore, "plies after the opening played among near-best root moves")
+	fs.IntVar(&cfg.Margin, "margin", cfg.Margin, "near-best: within this many evaluation units of the best")
+	fs.IntVar(&cfg.Openings, "openings", cfg.Openings, "generated openings the teacher games start from")
+	fs.IntVar(&cfg.Window, "window", cfg.Window, "generations of games each fit uses")
+	fs.IntVar(&cfg.Negatives, "negatives", cfg.Negatives, "other candidates drawn per sample as not-chosen rows")
+	fs.IntVar(&cfg.Policy.Trees, "trees", cfg.Policy.Trees, "trees of the policy forest")
+	fs.IntVar(&cfg.Policy.MaxDepth, "depth", cfg.Policy.MaxDepth, "maximum depth of the policy trees")
+	fs.IntVar(&cfg.Gate.MaxGames, "gate-games", cfg.Gate.MaxGames, "most games of a gate match (an SPRT may end it sooner)")
+	fs.Float64Var(&cfg.Gate.Elo1, "gate-elo", cfg.Gate.Elo1, "the gate's H1: the new policy is this much stronger (H0: equal)")
+	fs.IntVar(&cfg.AnchorGames, "anchor-games", cfg.AnchorGames, "games against each anchor")
+	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "goroutines for games, fits and matches")
 }
