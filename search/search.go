@@ -233,7 +233,7 @@ func (s *Searcher) decided() (Result, bool) {
 		return r, true
 	case !p.Set(patterns.MakesWin, me).Empty():
 		q := p.Set(patterns.MakesWin, me).First()
-		return Result{Move: q, Score: Mate - 3, PV: []gomoku.Point{q}, Reason: "makes an open four"}, true
+		return Result{Move: q, Score: Mate - 3, PV: s.openFourLine(q), Reason: "makes an open four"}, true
 	}
 	vcfNodes, vctNodes := s.cfg.RootVCF, s.cfg.RootVCT
 	if s.lim.Nodes > 0 { // keep node-limited searches within their budget
@@ -260,6 +260,20 @@ func (s *Searcher) decided() (Result, bool) {
 		}
 	}
 	return Result{}, false
+}
+
+// openFourLine is the line after q, a move that leaves two five-points:
+// q, the block of the first, the five at another.
+func (s *Searcher) openFourLine(q gomoku.Point) []gomoku.Point {
+	p := s.pos
+	me := p.Board().ToMove()
+	p.Play(q)
+	block := p.Set(patterns.MakesFive, me).First()
+	p.Play(block)
+	five := p.Set(patterns.MakesFive, me).First()
+	p.Undo()
+	p.Undo()
+	return []gomoku.Point{q, block, five}
 }
 
 // iterate runs the iterative deepening and returns the last finished

@@ -1,0 +1,167 @@
+package search
+
+import (
+	"testing"
+
+	"ocvist/gomoku"
+	"ocvist/patterns"
+)
+
+// slowVCT is the slow twin of vctSearch with noVCF: the same depth
+// accounting (threat moves cost one, forced blocks are free) and the same
+// attacker moves (fours and threes), but no tables, no move order and an
+// exhaustive defender: against any threat it tries every empty cell near
+// the stones, not just the defences patterns computes. budget bounds its
+// nodes; it reports false, false when they run out.
+type slowVCT struct {
+	pos    *patterns.Position
+	a, d   gomoku.Player
+	budget int
+}
+
+func (v *slowVCT) attack(depth int) (win, ok bool) {
+	if v.budget--; v.budget < 0 {
+		return false, false
+	}
+	p := v.pos
+	if !p.Set(patterns.MakesFive, v.a).Empty() {
+		return true, true
+	}
+	switch n := p.Count(patterns.MakesFive, v.d); {
+	case n >= 2:
+		return false, true
+	case n == 1:
+		p.Put(p.Set(patterns.MakesFive, v.d).First(), v.a)
+		defer p.Undo()
+		if p.Board().Winner() == v.a {
+			return true, true
+		}
+		return v.defend(depth)
+	}
+	if !p.Set(patterns.MakesWin, v.a).Empty() {
+		return true, true
+	}
+	if depth == 0 {
+		return false, true
+	}
+	threats := p.Set(patterns.MakesFour, v.a).Union(p.Set(patterns.MakesThree, v.a))
+	for m := range threats.All() {
+		p.Put(m, v.a)
+		win, ok := v.defend(depth - 1)
+		p.Undo()
+		if !ok || win {
+			return win, ok
+		}
+	}
+	return false, true
+}
+
+// defend: does the attacker win whatever the defender plays? With no
+// threat on the board the defender is free (the attacker has not won).
+func (v *slowVCT) defend(depth int) (win, ok bool) {
+	p := v.pos
+	if !p.Set(patterns.MakesFive, v.d).Empty() {
+		return false, true
+	}
+	if p.Set(patterns.MakesFive, v.a).Empty() && p.Set(patterns.MakesWin, v.a).Empty() {
+		return false, true
+	}
+	for r := range p.Board().CandidateSet().All() {
+		p.Put(r, v.d)
+		win, ok := v.attack(depth)
+		p.Undo()
+		if !ok || !win {
+			return win, ok
+		}
+	}
+	return true, true
+}
+
+// refereeLine replays line on a copy of b with gomoku's rules: every move
+// legal, colours alternating from the side to move, and the last move
+// makes five for the side to move. It returns the reason it fails.
+func refereeLine(b *gomoku.Board, line []gomoku.Point) string {
+	r := *b
+	me := r.ToMove()
+	for _, m := range line {
+		if r.Over() {
+			return "the game ended before move " + m.String()
+		}
+		if err := r.Play(m); err != nil {
+			return "move " + m.String() + ": " + err.Error()
+		}
+	}
+	if r.Winner() != me {
+		return "the line does not end in a five for the side to move"
+	}
+	return ""
+}
+
+// TestVCTMatchesExhaustive: on seeded positions the VCT (tables, defences
+// from patterns, no VCF shortcut) proves exactly the wins that the
+// exhaustive twin finds within the same number of threat moves, and every
+// line it returns wins when replayed by gomoku.
+func TestVCTMatchesExhaustive(t *testing.T) {
+	n, want := 400, 250
+	if testing.Short() {
+		n, want = 150, 80
+	}
+	var v vctSearch
+	v.noVCF = true
+	vcf := patterns.NewVCFTable(10)
+	compared, wins := 0, 0
+	for i, pos := range randomPositions(11, n, 8, 30) {
+		me := pos.Board().ToMove()
+		depth := 1 + i%3
+		twin := slowVCT{pos: pos, a: me, d: me.Other(), budget: 100_000}
+		want, ok := twin.attack(depth)
+		if !ok {
+			continue // too big for the twin
+		}
+		before := pos.Board().String()
+		line, got, _ := v.run(pos, me, depth, 1<<30, vcf, nil)
+		if pos.Board().String() != before {
+			t.Fatalf("position %d: VCT did not restore the board", i)
+		}
+		if got != want {
+			t.Fatalf("position %d, %v to move, depth %d:\n%s\nVCT %v, exhaustive %v", i, me, depth, pos.Board(), got, want)
+		}
+		if got {
+			if why := refereeLine(pos.Board(), line); why != "" {
+				t.Fatalf("position %d: line %v: %s\n%s", i, line, why, pos.Board())
+			}
+			wins++
+		}
+		compared++
+	}
+	t.Logf("%d positions compared, %d wins", compared, wins)
+	if compared < want || wins < compared/10 || wins > compared*9/10 {
+		t.Fatalf("%d positions compared (want %d), %d wins: the set is too small or one-sided", compared, want, wins)
+	}
+}
+
+// TestSearchLinesRefereed: every winning line Search returns (by rule, VCF,
+// VCT or a mate found by the alpha-beta) is replayed and judged by gomoku.
+func TestSearchLinesRefereed(t *testing.T) {
+	s := New(DefaultConfig())
+	checked := 0
+	for i, pos := range randomPositions(12, 160, 8, 40) {
+		res, err := s.Search(pos, Limits{Nodes: 20000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if MatePlies(res.Score) <= 0 || res.Depth > 0 {
+			continue // not won, or won by the alpha-beta (its PV need not be complete)
+		}
+		if why := refereeLine(pos.Board(), res.PV); why != "" {
+			t.Fatalf("position %d (%s): line %v: %s\n%s", i, res.Reason, res.PV, why, pos.Board())
+		}
+		if len(res.PV) != MatePlies(res.Score) {
+			t.Fatalf("position %d: score says a win in %d, line has %d plies", i, MatePlies(res.Score), len(res.PV))
+		}
+		checked++
+	}
+	if checked < 30 {
+		t.Fatalf("only %d won positions", checked)
+	}
+}
