@@ -15,6 +15,13 @@ import _ "embed"
 //go:embed model.ocf
 var Model []byte
 
+// Value is the shipped value model (value.ocf), which the search agent
+// of cmd/play adds to its evaluation by default. Read it with
+// forest.Load(bytes.NewReader(data.Value)) and policy.ValueFromForest.
+//
+//go:embed value.ocf
+var Value []byte
+
 // Model20261121 is the policy model shipped on 2026-11-21
 // (model-2026-11-21.ocf, feature set 1, fitted on self-play statistics):
 // the learning loop's default generation 0 and its fixed anchor.

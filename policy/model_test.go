@@ -21,23 +21,53 @@ import (
 	"ocvist/patterns"
 )
 
-// shippedSHA256 is the hash of data/model.ocf: the shipped model changes
-// only by name (DESIGN, Forest), never by a fit or a format change.
-const shippedSHA256 = "e0dee9fda44724e5b19eb3b2986d413da69aed4f8fd4c1b89457ab2328eace17"
+// The hashes of the shipped models: a shipped model changes only by name
+// (DESIGN, Forest), never by a fit or a format change. model-2026-11-21.ocf
+// is the model shipped on 2026-11-21; model.ocf and value.ocf are those of
+// the learning loop's recipe (data/README.md).
+const (
+	shipped20261121SHA256 = "e0dee9fda44724e5b19eb3b2986d413da69aed4f8fd4c1b89457ab2328eace17"
+	shippedSHA256         = "ff37c487590e8dbbc2d70cdb97dfcf3353303ab9b00df08827d46f6c7e33e7d4"
+	shippedValueSHA256    = "a596b11b35c37f5438e31304b88609703640006724ed9ec1d2fc91ebbf3898c4"
+)
 
-func TestShippedModel(t *testing.T) {
-	sum := sha256.Sum256(data.Model)
-	if got := hex.EncodeToString(sum[:]); got != shippedSHA256 {
-		t.Fatalf("data/model.ocf has sha256 %s, want %s", got, shippedSHA256)
+// TestShippedModels: the shipped files are the recorded ones; the policy
+// loads as feature set 2 and the value model as one.
+func TestShippedModels(t *testing.T) {
+	for _, f := range []struct {
+		name, want string
+		data       []byte
+	}{{"model.ocf", shippedSHA256, data.Model}, {"value.ocf", shippedValueSHA256, data.Value}} {
+		if sum := sha256.Sum256(f.data); hex.EncodeToString(sum[:]) != f.want {
+			t.Errorf("data/%s has sha256 %x, want %s", f.name, sum, f.want)
+		}
 	}
 	m, err := Load(bytes.NewReader(data.Model))
+	if err != nil || m.Spec != (Spec{FeatureSet: HistoryFeatureSet, Rule: gomoku.Freestyle, Radius: 2}) {
+		t.Fatalf("data/model.ocf: %v, %v; want feature set 2, freestyle, radius 2", m, err)
+	}
+	f, err := forest.Load(bytes.NewReader(data.Value))
+	if err == nil {
+		_, err = ValueFromForest(f)
+	}
+	if err != nil {
+		t.Fatalf("data/value.ocf: %v", err)
+	}
+}
+
+func TestShippedModel20261121(t *testing.T) {
+	sum := sha256.Sum256(data.Model20261121)
+	if got := hex.EncodeToString(sum[:]); got != shipped20261121SHA256 {
+		t.Fatalf("data/model-2026-11-21.ocf has sha256 %s, want %s", got, shipped20261121SHA256)
+	}
+	m, err := Load(bytes.NewReader(data.Model20261121))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if m.Spec != (Spec{FeatureSet: 1, Rule: gomoku.Freestyle, Radius: 2}) || m.Forest.Meta() != nil {
 		t.Errorf("shipped model spec %v, meta %v; want feature set 1, freestyle, radius 2 and no metadata", m.Spec, m.Forest.Meta())
 	}
-	f, err := forest.Load(bytes.NewReader(data.Model))
+	f, err := forest.Load(bytes.NewReader(data.Model20261121))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"ocvist/arena"
 	"ocvist/data"
+	"ocvist/forest"
 	"ocvist/gomocup"
 	"ocvist/patterns"
 	"ocvist/policy"
@@ -47,7 +48,7 @@ type agentEnv struct {
 	log  io.Writer     // an external engine's stderr; nil discards it
 }
 
-const agentHelp = "random, patterns, forest[:MODEL], search[:MODEL|none][,nodes=N][,depth=D][,value=FILE] or engine:COMMAND"
+const agentHelp = "random, patterns, forest[:MODEL], search[:MODEL|none][,nodes=N][,depth=D][,value=FILE|none] or engine:COMMAND"
 
 // newAgent builds the agent named by spec.
 func newAgent(spec string, env agentEnv) (arena.Agent, error) {
@@ -96,23 +97,24 @@ func agentMaker(spec string, env agentEnv) (func(seed uint64) (arena.Agent, erro
 }
 
 // searchConfig reads search's argument: a model file, "none" (no learned
-// prior) or nothing (the shipped model), then nodes=N, depth=D and
-// value=FILE (a value model) options, comma-separated.
+// prior) or nothing (the shipped model, with the shipped value model),
+// then nodes=N, depth=D and value=FILE|none (a value model) options,
+// comma-separated.
 func searchConfig(arg string) (arena.SearchConfig, error) {
 	cfg := arena.SearchConfig{Name: "search", Engine: search.DefaultConfig()}
 	parts := strings.Split(arg, ",")
-	model := parts[0]
+	model, valueSet := parts[0], false
 	if strings.Contains(model, "=") {
 		model, parts = "", append([]string{""}, parts...)
 	}
 	for _, o := range parts[1:] {
 		k, v, _ := strings.Cut(o, "=")
-		if k == "value" { // a value model file
-			vm, err := policy.LoadValueFile(v)
+		if k == "value" { // a value model file, or none
+			vm, err := loadValue(v)
 			if err != nil {
 				return cfg, err
 			}
-			cfg.Value = vm
+			cfg.Value, valueSet = vm, true
 			continue
 		}
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -139,10 +141,31 @@ func searchConfig(arg string) (arena.SearchConfig, error) {
 			return cfg, err
 		}
 		cfg.Model = m
+		if model == "" && !valueSet { // the shipped models go together
+			if cfg.Value, err = loadValue(""); err != nil {
+				return cfg, err
+			}
+		}
 	} else {
 		cfg.Name = "search-none"
 	}
 	return cfg, nil
+}
+
+// loadValue loads the value model file path, the shipped one when path is
+// empty, or none for "none".
+func loadValue(path string) (*policy.ValueModel, error) {
+	switch path {
+	case "none":
+		return nil, nil
+	case "":
+		f, err := forest.Load(bytes.NewReader(data.Value))
+		if err != nil {
+			return nil, err
+		}
+		return policy.ValueFromForest(f)
+	}
+	return policy.LoadValueFile(path)
 }
 
 // loadModel loads the model file path, or the shipped model (embedded,
