@@ -50,25 +50,11 @@ func twinConfig() Config {
 // minimax is the slow twin of pvs: the same end rules, moves and
 // evaluation, every move searched with no window and no table.
 func minimax(s *Searcher, depth, ply int) int {
-	p, b := s.pos, s.pos.Board()
-	if b.Winner() != gomoku.Empty {
-		return -(Mate - ply)
+	if v, ok := s.endScore(ply); ok {
+		return v
 	}
-	if b.Over() || ply >= maxPly-1 {
-		return 0
-	}
-	me := b.ToMove()
-	opp := me.Other()
-	if !p.Set(patterns.MakesFive, me).Empty() {
-		return Mate - ply - 1
-	}
-	nf := p.Count(patterns.MakesFive, opp)
-	switch {
-	case nf >= 2:
-		return -(Mate - ply - 2)
-	case nf == 0 && !p.Set(patterns.MakesWin, me).Empty():
-		return Mate - ply - 3
-	}
+	p := s.pos
+	me := p.Board().ToMove()
 	if depth <= 0 {
 		return s.evaluate(me)
 	}
