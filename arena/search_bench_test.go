@@ -92,4 +92,3 @@ func BenchmarkSearchModels(b *testing.B) {
 		})
 	}
 }
-
