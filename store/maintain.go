@@ -264,15 +264,14 @@ func (u *upserter) flush() error {
 }
 
 // exec runs one multi-row statement over the buffered args and empties
-// them. Statements are cached by go-sqlite3 per connection only when
-// prepared, so the full-size one is prepared once per transaction.
+// them, under the prune's context: a stop rolls the transaction back.
 func (u *upserter) exec(head, values, tail string, args *[]any, cols int) error {
 	n := len(*args) / cols
 	if n == 0 {
 		return nil
 	}
 	q := head + strings.Repeat(values+", ", n-1) + values + tail
-	if _, err := u.tx.ExecContext(context.Background(), q, *args...); err != nil {
+	if _, err := u.tx.ExecContext(u.ctx, q, *args...); err != nil {
 		return err
 	}
 	*args = (*args)[:0]

@@ -131,6 +131,8 @@ func searchConfig(arg string) (arena.SearchConfig, error) {
 			cfg.Engine.LeafVCF = int(n - 1)
 		case k == "prior": // tuning: least depth left for the learned prior
 			cfg.PriorDepth = int(n)
+		case k == "valuescale": // tuning: evaluation units of a sure win over ½
+			cfg.ValueScale = float64(n)
 		default:
 			return cfg, fmt.Errorf("unknown option %q (want nodes=N, depth=D or value=FILE)", o)
 		}
