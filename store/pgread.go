@@ -88,12 +88,12 @@ func (p *PG) scan(ctx context.Context, where string, minGames int64, fn func(Mov
 
 // idGroup holds the rows of one position id until the next id.
 type idGroup struct {
-	fn    func(MoveStat) error
-	pid   int64
-	rows  []MoveStat
-	keys  int
-	last  []byte // the encoding of the last key
-	name  string // and its text
+	fn   func(MoveStat) error
+	pid  int64
+	rows []MoveStat
+	keys int
+	last []byte // the encoding of the last key
+	name string // and its text
 }
 
 func (g *idGroup) add(pid int64, enc []byte, m MoveStat) error {

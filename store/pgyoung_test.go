@@ -48,7 +48,10 @@ func TestPGYoungLikeSQLite(t *testing.T) {
 	both("prune age 600, batch 2", prune(PruneConfig{MinGames: 2, Age: 600, Batch: 2}))
 	both("merge 3-6", merge(3, 6))
 	both("prune age 600", prune(PruneConfig{MinGames: 2, Age: 600}))
-	both("conclude", func(s Store) error { _, err := s.Conclude(ctx, ConcludeConfig{MinGames: 2, Margin: 0.5, MaxMean: 0}); return err })
+	both("conclude", func(s Store) error {
+		_, err := s.Conclude(ctx, ConcludeConfig{MinGames: 2, Margin: 0.5, MaxMean: 0})
+		return err
+	})
 	both("merge 6-8", merge(6, 8))
 	both("prune age 300", prune(PruneConfig{MinGames: 2, Age: 300}))
 	both("prune all", prune(PruneConfig{MinGames: 2}))
