@@ -5,12 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"os"
 	"time"
 
-	"ocvist/selfplay"
-	"ocvist/store"
+	"ocvist/coordinator"
 )
 
 const workerAbout = `
@@ -38,103 +35,18 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	var g gameConfig
-	if err := json.Unmarshal([]byte(conf), &g); err != nil {
+	w := coordinator.WorkerConfig{DB: dbPath, Dir: dir, Index: index, Seed: seed, Games: games}
+	if err := json.Unmarshal([]byte(conf), &w.Game); err != nil {
 		return usageError{fmt.Sprintf("worker: -config: %v", err)}
 	}
-	if err := g.validate(); err != nil {
+	if err := w.Game.Validate(); err != nil {
 		return usageError{err.Error()}
 	}
 	if games == 0 && deadline == 0 {
 		return usageError{"worker: needs -games or -deadline"}
 	}
-	w := &selfplayWorker{cfg: g, dir: dir, index: index, seed: seed, out: stdout}
 	if deadline > 0 {
-		w.deadline = time.Unix(0, deadline)
+		w.Deadline = time.Unix(0, deadline)
 	}
-	return w.run(ctx, dbPath, games)
-}
-
-// selfplayWorker is the state of one worker process.
-type selfplayWorker struct {
-	cfg      gameConfig
-	dir      string
-	index    int
-	seed     uint64
-	deadline time.Time
-	out      io.Writer
-	played   int64
-	shards   int
-}
-
-func (w *selfplayWorker) run(ctx context.Context, dbPath string, games int) error {
-	var bl store.Blacklist
-	if dbPath != "" {
-		db, err := openReadOnlyDB(dbPath)
-		if err != nil {
-			return err
-		}
-		bl, err = db.Blacklist(ctx)
-		db.Close()
-		if err != nil {
-			return err
-		}
-	}
-	game, err := newGameConfig(w.cfg)
-	if err != nil {
-		return err
-	}
-	pol, err := newPolicy(ctx, w.cfg, dbPath)
-	if err != nil {
-		return err
-	}
-	sp := selfplay.New(game, pol, bl)
-	rng := rand.New(rand.NewPCG(w.seed, uint64(w.index)))
-	batch := store.NewBatch()
-	lastFlush, lastReport := time.Now(), time.Now()
-	ppid := os.Getppid()
-	for games == 0 || w.played < int64(games) {
-		if ctx.Err() != nil || os.Getppid() != ppid || (!w.deadline.IsZero() && time.Now().After(w.deadline)) {
-			break
-		}
-		g := sp.Play(rng)
-		w.played++
-		if now := time.Now(); now.Sub(lastReport) >= 250*time.Millisecond {
-			fmt.Fprintf(w.out, "played %d\n", w.played)
-			lastReport = now
-		}
-		if w.dir == "" {
-			continue // storing off
-		}
-		if err := batch.Add(g); err != nil {
-			return err
-		}
-		if batch.Len() >= w.cfg.ShardGames || time.Since(lastFlush) >= w.cfg.FlushEvery {
-			if err := w.publish(batch); err != nil {
-				return err
-			}
-			lastFlush = time.Now()
-		}
-	}
-	fmt.Fprintf(w.out, "played %d\n", w.played)
-	return w.publish(batch)
-}
-
-// publish writes the batch as a new sealed shard and announces it.
-func (w *selfplayWorker) publish(batch *store.Batch) error {
-	if batch.Len() == 0 {
-		return nil
-	}
-	w.shards++
-	// Never cancelled: a finished game is published even while the worker
-	// is being stopped.
-	path, err := batch.WriteShard(context.Background(), w.dir, storeConfig(w.cfg.Rule), map[string]string{
-		"worker": fmt.Sprint(w.index), "seed": fmt.Sprint(w.seed), "shard_seq": fmt.Sprint(w.shards),
-	})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w.out, "published %s %d %d\n", path, batch.Len(), fileSize(path))
-	batch.Reset()
-	return nil
+	return coordinator.Work(ctx, w, stdout)
 }
