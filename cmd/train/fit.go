@@ -7,12 +7,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"ocvist/coordinator"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"ocvist/canon"
 	"ocvist/forest"
 	"ocvist/gomoku"
 	"ocvist/policy"
@@ -110,7 +110,7 @@ func fitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if fi, err := os.Stat(*model); err == nil && fi.IsDir() {
 		return usageError{fmt.Sprintf("-model %s is a directory", *model)}
 	}
-	db, err := openReadOnlyDB(*dbPath)
+	db, err := store.OpenReadOnlyAt(ctx, *dbPath)
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func fitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fmt.Fprintf(stdout, "fit %s from %s: %d rows, %d training and %d held-out samples, %.1f s\n",
 		res.Model, *dbPath, res.Rows, res.TrainSamples, res.TestSamples, res.FitSeconds)
 	fmt.Fprintf(stdout, "held-out AUC %.4f (best single feature, %s: %.4f); model %s\n",
-		res.AUC, res.Baseline, res.BaselineAUC, humanBytes(res.Bytes))
+		res.AUC, res.Baseline, res.BaselineAUC, coordinator.HumanBytes(res.Bytes))
 	return nil
 }
 
@@ -134,7 +134,7 @@ func fitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 func fitModel(ctx context.Context, db store.Store, fc fitConfig, path string) (fitResult, error) {
 	rule := db.Config().Rule
 	rows := 0
-	train, test, err := policy.BuildDatasets(ctx, scanStats(ctx, db, &rows), policy.DatasetConfig{
+	train, test, err := policy.BuildDatasets(ctx, coordinator.ScanStats(ctx, db, &rows), policy.DatasetConfig{
 		Rule: rule, Radius: fc.Radius, MinGames: fc.MinGames, Holdout: fc.Holdout, Seed: uint64(fc.Forest.Seed),
 	})
 	if err != nil {
@@ -153,17 +153,4 @@ func fitModel(ctx context.Context, db store.Store, fc fitConfig, path string) (f
 		FitSeconds: time.Since(start).Seconds(), AUC: ev.AUC, Baseline: ev.Baseline, BaselineAUC: ev.BaselineAUC}
 	res.Bytes, err = m.SaveFile(path)
 	return res, err
-}
-
-// scanStats reads db's move statistics as the policy's rows (counting them
-// in *rows when rows is not nil).
-func scanStats(ctx context.Context, db store.Store, rows *int) func(int64, func(policy.Stat) error) error {
-	return func(minGames int64, fn func(policy.Stat) error) error {
-		return db.ScanMoves(ctx, minGames, func(m store.MoveStat) error {
-			if rows != nil {
-				*rows++
-			}
-			return fn(policy.Stat{Key: m.Key, Move: canon.Move{X: m.Move.X, Y: m.Move.Y}, WSum: m.WSum, Games: m.Games})
-		})
-	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"ocvist/coordinator"
 	"os"
 	"path/filepath"
 
@@ -52,7 +53,7 @@ func (g gateConfig) validate() error {
 // generation and record the result. A new model becomes the self-play
 // policy only if it scores at least 50% in its gate match, so a later
 // generation is never worse than an earlier one by that measure.
-func runGenerations(ctx context.Context, cfg runConfig, gens int, fc fitConfig, gate gateConfig, stdout, stderr io.Writer) error {
+func runGenerations(ctx context.Context, cfg coordinator.Config, gens int, fc fitConfig, gate gateConfig, stdout, stderr io.Writer) error {
 	current, last, err := lastGeneration(ctx, cfg)
 	if err != nil {
 		return err
@@ -67,8 +68,8 @@ func runGenerations(ctx context.Context, cfg runConfig, gens int, fc fitConfig, 
 		}
 		fmt.Fprintf(stderr, "generation %d: self-play with %s\n", g, policyName(cfg.Game.Model))
 		gc := cfg
-		gc.Seed = workerSeed(cfg.Seed, g, -1)
-		if err := runJob(ctx, gc, stdout, stderr); err != nil {
+		gc.Seed = coordinator.WorkerSeed(cfg.Seed, g, -1)
+		if err := coordinator.Run(ctx, gc, stdout, stderr); err != nil {
 			return fmt.Errorf("generation %d: %w", g, err)
 		}
 		if ctx.Err() != nil {
@@ -91,11 +92,11 @@ func runGenerations(ctx context.Context, cfg runConfig, gens int, fc fitConfig, 
 
 // lastGeneration returns the model of the last accepted generation ("" for
 // generation 0) and the number of the last generation recorded.
-func lastGeneration(ctx context.Context, cfg runConfig) (model string, last int, err error) {
+func lastGeneration(ctx context.Context, cfg coordinator.Config) (model string, last int, err error) {
 	if _, err := os.Stat(cfg.DB); err != nil {
 		return "", 0, nil
 	}
-	db, err := store.Open(cfg.DB, storeConfig(cfg.Game.Rule))
+	db, err := store.Open(cfg.DB, coordinator.StoreConfig(cfg.Game.Rule))
 	if err != nil {
 		return "", 0, err
 	}
@@ -115,13 +116,13 @@ func lastGeneration(ctx context.Context, cfg runConfig) (model string, last int,
 
 // nextGeneration fits generation g's model on the database, plays its gate
 // match against the previous policy and records the generation.
-func nextGeneration(ctx context.Context, cfg runConfig, g int, fc fitConfig, gate gateConfig, path string, log io.Writer) (store.Generation, error) {
-	db, err := store.Open(cfg.DB, storeConfig(cfg.Game.Rule))
+func nextGeneration(ctx context.Context, cfg coordinator.Config, g int, fc fitConfig, gate gateConfig, path string, log io.Writer) (store.Generation, error) {
+	db, err := store.Open(cfg.DB, coordinator.StoreConfig(cfg.Game.Rule))
 	if err != nil {
 		return store.Generation{}, err
 	}
 	defer db.Close()
-	fc.Forest.Seed = int64(workerSeed(cfg.Seed, g, -2) >> 1)
+	fc.Forest.Seed = int64(coordinator.WorkerSeed(cfg.Seed, g, -2) >> 1)
 	fc.Radius = cfg.Game.Radius // the model's features as the games were played
 	fit, err := fitModel(ctx, db, fc, path)
 	if err != nil {
@@ -149,7 +150,7 @@ func nextGeneration(ctx context.Context, cfg runConfig, g int, fc fitConfig, gat
 
 // gateMatch plays the new model against the previous policy (the pattern
 // filter with uniform choice for generation 0).
-func gateMatch(ctx context.Context, cfg runConfig, g int, gate gateConfig, model, prev string) (*arena.Result, error) {
+func gateMatch(ctx context.Context, cfg coordinator.Config, g int, gate gateConfig, model, prev string) (*arena.Result, error) {
 	rule, err := gomoku.ParseRule(cfg.Game.Rule)
 	if err != nil {
 		return nil, fmt.Errorf("gate match: %w", err)
@@ -158,7 +159,7 @@ func gateMatch(ctx context.Context, cfg runConfig, g int, gate gateConfig, model
 	if err != nil {
 		return nil, err
 	}
-	seed := workerSeed(cfg.Seed, g, -3)
+	seed := coordinator.WorkerSeed(cfg.Seed, g, -3)
 	a, err := arena.LoadForest(model, arena.ForestConfig{Name: fmt.Sprintf("gen-%d", g), Temperature: gate.Temperature, Seed: seed})
 	if err != nil {
 		return nil, err

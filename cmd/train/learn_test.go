@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"ocvist/coordinator"
 	"os"
 	"path/filepath"
 	"slices"
@@ -143,15 +144,15 @@ func TestSelfPlayPolicyBlendsStats(t *testing.T) {
 	g := defaultRunConfig().Game
 	g.Model = model
 	ctx := context.Background()
-	plain, err := newPolicy(ctx, g, "")
+	plain, err := coordinator.NewPolicy(ctx, g, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	blend, err := newPolicy(ctx, g, db)
+	blend, err := coordinator.NewPolicy(ctx, g, db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	stats, err := loadStats(ctx, db, 20)
+	stats, err := coordinator.LoadStats(ctx, db, 20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,8 +161,8 @@ func TestSelfPlayPolicyBlendsStats(t *testing.T) {
 	pos := patterns.FromBoard(b)
 	res := patterns.Filter(pos, b.ToMove(), patterns.Config{}, patterns.Result{})
 	c := canon.Of(b)
-	p0 := slices.Clone(plain.(forestPolicy).p.Scores(pos, &res, &c, res.Moves))
-	p1 := blend.(forestPolicy).p.Scores(pos, &res, &c, res.Moves)
+	p0 := slices.Clone(plain.(coordinator.ForestPolicy).Scores(pos, &res, &c, res.Moves))
+	p1 := blend.(coordinator.ForestPolicy).Scores(pos, &res, &c, res.Moves)
 	blended := 0
 	for i, q := range res.Moves {
 		want := p0[i]

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"ocvist/coordinator"
 	"ocvist/data"
 	"ocvist/policy"
 	"ocvist/store"
@@ -66,7 +67,7 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	default:
 		*dir = strings.TrimSuffix(*dbPath, filepath.Ext(*dbPath)) + ".models"
 	}
-	db, err := openStore(ctx, *dbPath, storeConfig(*rule))
+	db, err := store.OpenAt(ctx, *dbPath, coordinator.StoreConfig(*rule))
 	if err != nil {
 		return err
 	}

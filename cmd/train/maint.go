@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"ocvist/coordinator"
 	"os"
 	"strings"
 
@@ -108,18 +109,18 @@ func pruneCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if c.Age < 0 {
 		return usageError{fmt.Sprintf("prune: -age %d is negative", c.Age)}
 	}
-	db, err := openExistingDB(*dbPath)
+	db, err := store.OpenExistingAt(ctx, *dbPath)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	shards := shardDirOf(*dbPath)
+	shards := coordinator.ShardDir(*dbPath)
 	if waiting, _ := store.ListShards(shards); len(waiting) > 0 {
 		fmt.Fprintf(stderr, "merging the %d shard(s) waiting in %s first\n", len(waiting), shards)
 		if _, err := store.CleanTemp(shards); err != nil {
 			return err
 		}
-		if _, _, err := mergeWaiting(ctx, db, shards); err != nil {
+		if _, _, err := coordinator.MergeWaiting(ctx, db, shards); err != nil {
 			return err
 		}
 	}
@@ -159,7 +160,7 @@ func concludeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if c.Margin < 0 {
 		return usageError{fmt.Sprintf("conclude: -margin %v is negative", c.Margin)}
 	}
-	db, err := openExistingDB(*dbPath)
+	db, err := store.OpenExistingAt(ctx, *dbPath)
 	if err != nil {
 		return err
 	}
@@ -184,7 +185,7 @@ func statsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	db, err := openReadOnlyDB(*dbPath)
+	db, err := store.OpenReadOnlyAt(ctx, *dbPath)
 	if err != nil {
 		return err
 	}
@@ -206,7 +207,7 @@ func statsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "database        %s\nrule            %s\nkey version     %d\nschema version  %d\n",
 		*dbPath, st.Rule, st.KeyVersion, st.SchemaVersion)
 	fmt.Fprintf(stdout, "games           %d (black %d, white %d, draws %d)\npositions       %d (%d young, in %d runs)\nmoves           %d\nblacklisted     %d (%d kept from pruned positions)\nmerged shards   %d\nsize            %s\n",
-		st.Games, st.BlackWins, st.WhiteWins, st.Draws, st.Positions, st.Young, st.YoungRuns, st.Moves, st.Blacklisted, st.PrunedBlack, st.MergedShards, humanBytes(st.FileBytes))
+		st.Games, st.BlackWins, st.WhiteWins, st.Draws, st.Positions, st.Young, st.YoungRuns, st.Moves, st.Blacklisted, st.PrunedBlack, st.MergedShards, coordinator.HumanBytes(st.FileBytes))
 	if len(gens) > 0 {
 		fmt.Fprintf(stdout, "\n%4s %10s %9s %8s %7s  %-22s %s\n", "gen", "games", "rows", "fit s", "AUC", "gate score [95%]", "model")
 		for _, g := range gens {
@@ -260,7 +261,7 @@ func exportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	db, err := openReadOnlyDB(*dbPath)
+	db, err := store.OpenReadOnlyAt(ctx, *dbPath)
 	if err != nil {
 		return err
 	}
@@ -289,35 +290,4 @@ func exportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		err = cerr
 	}
 	return err
-}
-
-// openExistingDB opens a database that must exist (never creating one)
-// for writing: it takes the writer lock and refuses a shard.
-func openExistingDB(path string) (store.Store, error) {
-	if store.IsURL(path) {
-		return store.OpenPGExisting(context.Background(), path)
-	}
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	return store.OpenExisting(path)
-}
-
-func openReadOnlyDB(path string) (store.Store, error) {
-	if store.IsURL(path) {
-		return store.OpenPGExisting(context.Background(), path)
-	}
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	return store.OpenReadOnly(path)
-}
-
-// openStore opens (creating it if needed) the database at path, a SQLite
-// file or a PostgreSQL URL, for cfg.
-func openStore(ctx context.Context, path string, cfg store.Config) (store.Store, error) {
-	if store.IsURL(path) {
-		return store.OpenPG(ctx, path, cfg)
-	}
-	return store.Open(path, cfg)
 }

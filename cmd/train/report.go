@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"ocvist/store"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +33,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	default:
 		return usageError{fmt.Sprintf("report: -o %s: want a .png or .svg file", *out)}
 	}
-	db, err := openReadOnlyDB(*dbPath)
+	db, err := store.OpenReadOnlyAt(ctx, *dbPath)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package main
+package coordinator
 
 import (
 	"context"
@@ -9,10 +9,11 @@ import (
 	"ocvist/gomoku"
 	"ocvist/policy"
 	"ocvist/selfplay"
+	"ocvist/store"
 )
 
 // newGameConfig turns the flag-level game configuration into self-play's.
-func newGameConfig(g gameConfig) (selfplay.Config, error) {
+func newGameConfig(g GameConfig) (selfplay.Config, error) {
 	rule, err := gomoku.ParseRule(g.Rule)
 	if err != nil {
 		return selfplay.Config{}, err
@@ -30,11 +31,11 @@ func newGameConfig(g gameConfig) (selfplay.Config, error) {
 	return c, c.Validate()
 }
 
-// newPolicy returns the self-play policy: uniform in generation 0, the
+// NewPolicy returns the self-play policy: uniform in generation 0, the
 // forest's with a model, blended with the statistics of the database at
 // dbPath (if not "") where a move has plenty of games. The model must be
 // fitted for the games' rule and radius.
-func newPolicy(ctx context.Context, g gameConfig, dbPath string) (selfplay.Policy, error) {
+func NewPolicy(ctx context.Context, g GameConfig, dbPath string) (selfplay.Policy, error) {
 	if g.Model == "" {
 		return selfplay.Uniform{}, nil
 	}
@@ -49,7 +50,7 @@ func newPolicy(ctx context.Context, g gameConfig, dbPath string) (selfplay.Polic
 	cfg.Temperature = g.Temperature
 	var stats policy.Stats
 	if dbPath != "" {
-		if stats, err = loadStats(ctx, dbPath, cfg.MinStatGames); err != nil {
+		if stats, err = LoadStats(ctx, dbPath, cfg.MinStatGames); err != nil {
 			return nil, err
 		}
 	}
@@ -57,24 +58,37 @@ func newPolicy(ctx context.Context, g gameConfig, dbPath string) (selfplay.Polic
 	if err != nil {
 		return nil, err
 	}
-	return forestPolicy{pol}, nil
+	return ForestPolicy{pol}, nil
 }
 
-// loadStats reads the statistics of the moves with at least minGames games
+// LoadStats reads the statistics of the moves with at least minGames games
 // from the database at path.
-func loadStats(ctx context.Context, path string, minGames int64) (policy.Stats, error) {
-	db, err := openReadOnlyDB(path)
+func LoadStats(ctx context.Context, path string, minGames int64) (policy.Stats, error) {
+	db, err := store.OpenReadOnlyAt(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	return policy.LoadStats(minGames, scanStats(ctx, db, nil))
+	return policy.LoadStats(minGames, ScanStats(ctx, db, nil))
 }
 
-// forestPolicy samples self-play moves from the forest's scores (blended
+// ForestPolicy samples self-play moves from the forest's scores (blended
 // with the stored statistics).
-type forestPolicy struct{ p *policy.Policy }
+type ForestPolicy struct{ *policy.Policy }
 
-func (f forestPolicy) Choose(t *selfplay.Turn, rng *rand.Rand) gomoku.Point {
-	return t.Moves[f.p.Sample(f.p.Scores(t.Pos, t.Filter, &t.Canon, t.Moves), rng)]
+func (f ForestPolicy) Choose(t *selfplay.Turn, rng *rand.Rand) gomoku.Point {
+	return t.Moves[f.Sample(f.Scores(t.Pos, t.Filter, &t.Canon, t.Moves), rng)]
+}
+
+// ScanStats reads db's move statistics as the policy's rows (counting them
+// in *rows when rows is not nil).
+func ScanStats(ctx context.Context, db store.Store, rows *int) func(int64, func(policy.Stat) error) error {
+	return func(minGames int64, fn func(policy.Stat) error) error {
+		return db.ScanMoves(ctx, minGames, func(m store.MoveStat) error {
+			if rows != nil {
+				*rows++
+			}
+			return fn(policy.Stat{Key: m.Key, Move: m.Move, WSum: m.WSum, Games: m.Games})
+		})
+	}
 }

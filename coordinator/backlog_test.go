@@ -1,4 +1,4 @@
-package main
+package coordinator
 
 import (
 	"bytes"
@@ -12,13 +12,13 @@ func TestByteSize(t *testing.T) {
 		"4096": 4096, "0": 0, "1B": 1, "64KiB": 64 << 10, "500MiB": 500 << 20, "2GiB": 2 << 30,
 		"1.5GiB": 3 << 29, "1GB": 1e9, "3 MB": 3e6, "1TiB": 1 << 40,
 	} {
-		var b byteSize
+		var b ByteSize
 		if err := b.Set(in); err != nil || int64(b) != want {
 			t.Errorf("Set(%q) = %d, %v; want %d", in, b, err, want)
 		}
 	}
 	for _, in := range []string{"", "-1", "GiB", "2 GiBs", "NaN", "Inf", "1e30", "2XB"} {
-		var b byteSize
+		var b ByteSize
 		if err := b.Set(in); err == nil {
 			t.Errorf("Set(%q) = %d, want an error", in, b)
 		}
@@ -27,9 +27,9 @@ func TestByteSize(t *testing.T) {
 
 // gateJob is a job of n workers whose go-aheads are written to bufs,
 // with the backlog bound given.
-func gateJob(n int, bound byteSize) (*job, []*bytes.Buffer, *bytes.Buffer) {
+func gateJob(n int, bound ByteSize) (*job, []*bytes.Buffer, *bytes.Buffer) {
 	log := &bytes.Buffer{}
-	j := &job{cfg: runConfig{Backlog: bound}, log: log, shards: make(chan string, 100)}
+	j := &job{cfg: Config{Backlog: bound}, log: log, shards: make(chan string, 100)}
 	var bufs []*bytes.Buffer
 	for i := range n {
 		b := &bytes.Buffer{}

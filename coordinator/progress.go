@@ -1,4 +1,4 @@
-package main
+package coordinator
 
 import (
 	"fmt"
@@ -99,7 +99,7 @@ func (s progressState) String() string {
 	line := fmt.Sprintf("games %d  %.0f games/s", s.played, rate)
 	if s.stored {
 		line += fmt.Sprintf("  merged %d (database %d)  backlog %d shards %s  positions %d  db %s",
-			s.merged, s.total, s.backlog, humanBytes(s.backlogBytes), s.positions, humanBytes(s.dbBytes))
+			s.merged, s.total, s.backlog, HumanBytes(s.backlogBytes), s.positions, HumanBytes(s.dbBytes))
 		if s.busy != "" {
 			line += "  " + s.busy
 		}
@@ -107,7 +107,7 @@ func (s progressState) String() string {
 	return line + fmt.Sprintf("  elapsed %s  eta %s", s.elapsed.Round(time.Second), eta)
 }
 
-func humanBytes(n int64) string {
+func HumanBytes(n int64) string {
 	switch {
 	case n >= 1<<30:
 		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))

@@ -1,4 +1,4 @@
-package main
+package coordinator
 
 import "testing"
 
@@ -14,8 +14,8 @@ func TestWorkerSeedUnchanged(t *testing.T) {
 	for _, seed := range []uint64{0, 1, 20261121, 1<<63 + 12345} {
 		for run := range 4 {
 			for index := -3; index < 4; index++ {
-				if got, want := workerSeed(seed, run, index), old(seed, run, index); got != want {
-					t.Errorf("workerSeed(%d, %d, %d) = %#x, want %#x", seed, run, index, got, want)
+				if got, want := WorkerSeed(seed, run, index), old(seed, run, index); got != want {
+					t.Errorf("WorkerSeed(%d, %d, %d) = %#x, want %#x", seed, run, index, got, want)
 				}
 			}
 		}

@@ -1,4 +1,4 @@
-package main
+package coordinator
 
 import (
 	"fmt"
@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-// byteSize is a flag value of bytes written with an optional unit:
-// 2GiB, 500MiB, 64KiB, 1GB, 4096.
-type byteSize int64
+// ByteSize is a size in bytes; as a flag value (flag.Value) it is written
+// with an optional unit: 2GiB, 500MiB, 64KiB, 1GB, 4096.
+type ByteSize int64
 
 var byteUnits = []struct {
 	suffix string
@@ -20,9 +20,11 @@ var byteUnits = []struct {
 	{"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1},
 }
 
-func (b *byteSize) String() string { return humanBytes(int64(*b)) }
+// String is the size with a binary unit.
+func (b *ByteSize) String() string { return HumanBytes(int64(*b)) }
 
-func (b *byteSize) Set(s string) error {
+// Set parses a size, one clear error for anything else.
+func (b *ByteSize) Set(s string) error {
 	num, unit := strings.TrimSpace(s), int64(1)
 	for _, u := range byteUnits {
 		if v, ok := strings.CutSuffix(num, u.suffix); ok {
@@ -34,7 +36,7 @@ func (b *byteSize) Set(s string) error {
 	if err != nil || !(v >= 0 && v*float64(unit) <= 1<<62) { // NaN too
 		return fmt.Errorf("%q is not a size (e.g. 2GiB, 500MiB, 4096)", s)
 	}
-	*b = byteSize(v * float64(unit))
+	*b = ByteSize(v * float64(unit))
 	return nil
 }
 
@@ -60,7 +62,7 @@ func (j *job) admit(w *worker) {
 		j.pausedAt = time.Now()
 		if j.pauses == 1 {
 			fmt.Fprintf(j.log, "\nwarning: %s of shards wait to be merged (-backlog %s): the database is away or slower than the workers; workers pause after their next shard until the backlog is under %s\n",
-				humanBytes(n), humanBytes(bound), humanBytes(bound/2))
+				HumanBytes(n), HumanBytes(bound), HumanBytes(bound/2))
 		}
 	}
 	w.held = true
@@ -112,11 +114,11 @@ func (w *worker) goAhead() {
 }
 
 // backlogText is a -backlog value as the messages show it.
-func backlogText(b byteSize) string {
+func backlogText(b ByteSize) string {
 	if b <= 0 {
 		return "0: no bound"
 	}
-	return humanBytes(int64(b))
+	return HumanBytes(int64(b))
 }
 
 // backlogSummary is the summary's line on pauses, if there were any.
