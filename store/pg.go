@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -287,11 +288,13 @@ func serverGone(err error) bool {
 	return !errors.Is(err, context.Canceled) && (pgconn.Timeout(err) || isConnErr(err))
 }
 
-// isConnErr reports a failure to reach the server or a lost connection.
+// isConnErr reports a failure to reach the server or a lost connection
+// (one the driver closed when it saw the server go is net.ErrClosed).
 func isConnErr(err error) bool {
 	var ce *pgconn.ConnectError
 	s := err.Error()
-	return errors.As(err, &ce) || strings.Contains(s, "connection refused") || strings.Contains(s, "conn closed") ||
+	return errors.As(err, &ce) || errors.Is(err, net.ErrClosed) || strings.Contains(s, "use of closed network connection") ||
+		strings.Contains(s, "connection refused") || strings.Contains(s, "conn closed") ||
 		strings.Contains(s, "unexpected EOF") || strings.Contains(s, "broken pipe") || strings.Contains(s, "connection reset") ||
 		strings.Contains(s, "terminating connection") || strings.Contains(s, "failed to connect")
 }
