@@ -10,6 +10,7 @@ import (
 	"ocvist/data"
 	"ocvist/policy"
 	"ocvist/store"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -56,7 +57,7 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *gens < 1 {
 		return usageError{fmt.Sprintf("loop: -gens %d: want at least 1", *gens)}
 	}
-	startModel, err := loadStartModel(*start)
+	startModel, startBytes, err := loadStartModel(*start)
 	if err != nil {
 		return err
 	}
@@ -76,6 +77,7 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	l.StartFile = startBytes
 	l.Log = func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
 	fmt.Fprintf(stderr, "train loop: %s, %d generations, seed %d, models in %s\n", *dbPath, *gens, cfg.Seed, *dir)
 	recs, err := l.Run(ctx, *gens)
@@ -86,13 +88,21 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return err
 }
 
-// loadStartModel loads generation 0's policy model: path, or the model
-// shipped on 2026-11-21 when path is empty.
-func loadStartModel(path string) (*policy.Model, error) {
-	if path == "" {
-		return policy.Load(bytes.NewReader(data.Model20261121))
+// loadStartModel loads generation 0's policy model, path or the model
+// shipped on 2026-11-21 when path is empty, and returns its file's bytes.
+func loadStartModel(path string) (*policy.Model, []byte, error) {
+	b := data.Model20261121
+	if path != "" {
+		var err error
+		if b, err = os.ReadFile(path); err != nil {
+			return nil, nil, fmt.Errorf("loop: -start: %w", err)
+		}
 	}
-	return policy.LoadFile(path)
+	m, err := policy.Load(bytes.NewReader(b))
+	if err != nil && path != "" {
+		err = fmt.Errorf("loop: -start %s: %w", path, err)
+	}
+	return m, b, err
 }
 
 // registerLoopFlags binds the loop's recipe flags to cfg.
