@@ -45,28 +45,15 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	r, err := gomoku.ParseRule(*rule)
-	if err != nil {
-		return usageError{"loop: " + err.Error()}
-	}
-	cfg.Rule = r
-	cfg.Policy.Workers, cfg.Value.Workers = cfg.Workers, cfg.Workers
-	if err := cfg.Validate(); err != nil {
-		return usageError{err.Error()}
-	}
-	if *gens < 1 {
-		return usageError{fmt.Sprintf("loop: -gens %d: want at least 1", *gens)}
+	if err := completeLoopConfig(&cfg, *rule, *gens); err != nil {
+		return err
 	}
 	startModel, startBytes, err := loadStartModel(*start)
 	if err != nil {
 		return err
 	}
-	switch {
-	case *dir != "":
-	case store.IsURL(*dbPath):
-		*dir = filepath.Join("data", "loop.models")
-	default:
-		*dir = strings.TrimSuffix(*dbPath, filepath.Ext(*dbPath)) + ".models"
+	if *dir == "" {
+		*dir = modelsDir(*dbPath)
 	}
 	db, err := store.OpenAt(ctx, *dbPath, coordinator.StoreConfig(*rule))
 	if err != nil {
@@ -86,6 +73,33 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			rec.Gen, rec.Top1, rec.AUC, rec.ValueAUC, rec.Gate.Score, rec.Gate.Low, rec.Gate.High, rec.Gate.Decision, rec.Adopted, rec.Current)
 	}
 	return err
+}
+
+// completeLoopConfig sets the rule and the fits' workers of cfg and
+// checks it with -gens (a usageError if wrong).
+func completeLoopConfig(cfg *loop.Config, rule string, gens int) error {
+	r, err := gomoku.ParseRule(rule)
+	if err != nil {
+		return usageError{"loop: " + err.Error()}
+	}
+	cfg.Rule = r
+	cfg.Policy.Workers, cfg.Value.Workers = cfg.Workers, cfg.Workers
+	if err := cfg.Validate(); err != nil {
+		return usageError{err.Error()}
+	}
+	if gens < 1 {
+		return usageError{fmt.Sprintf("loop: -gens %d: want at least 1", gens)}
+	}
+	return nil
+}
+
+// modelsDir is the default -models of the database at dbPath: beside a
+// SQLite file, data/loop.models for a PostgreSQL URL.
+func modelsDir(dbPath string) string {
+	if store.IsURL(dbPath) {
+		return filepath.Join("data", "loop.models")
+	}
+	return strings.TrimSuffix(dbPath, filepath.Ext(dbPath)) + ".models"
 }
 
 // loadStartModel loads generation 0's policy model, path or the model
