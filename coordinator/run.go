@@ -42,6 +42,14 @@ type job struct {
 	mu        sync.Mutex
 	failed    []string
 	young     int // young runs, as the last prune left them
+	// The backlog bound (see admit), kept by the main loop; drained tells
+	// it that a merge has made room.
+	drained   chan struct{}
+	quit      <-chan struct{} // closed when the run is interrupted
+	stopping  bool
+	pauses    int // times workers were held (none held before)
+	pausedAt  time.Time
+	pausedFor time.Duration
 }
 
 // jobStats are the figures the progress line reads without waiting for a
@@ -52,6 +60,7 @@ type jobStats struct {
 	backlogGames atomic.Int64
 	backlogBytes atomic.Int64
 	peakBacklog  atomic.Int64 // bytes
+	peakShards   atomic.Int64 // shards waiting at once
 	positions    atomic.Int64 // positions in the database, as last counted
 	dbBytes      atomic.Int64 // database file, young runs and shards
 	peakDB       atomic.Int64
@@ -94,6 +103,7 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	}
 	j.shards = make(chan string, 1<<16)
 	j.merged = make(chan struct{})
+	j.drained, j.quit = make(chan struct{}, 1), ctx.Done()
 	go j.merger(context.WithoutCancel(ctx))
 	if err := j.startWorkers(runIndex); err != nil {
 		j.stopWorkers()
@@ -225,6 +235,8 @@ type worker struct {
 	cmd    *exec.Cmd
 	played atomic.Int64 // games finished, as last reported (set by the reader)
 	done   bool
+	gate   io.Writer // the worker's stdin, for go-aheads (see job.admit)
+	held   bool      // published a shard and waits for a go-ahead
 }
 
 // event is a line from a worker, or its exit.
@@ -248,20 +260,34 @@ func (j *job) startWorkers(runIndex int) error {
 		if j.cfg.Games > 0 && games == 0 {
 			continue
 		}
-		cmd := exec.Command(self, j.workerArgs(runIndex, i, games)...)
-		cmd.Stderr = j.log
-		cmd.SysProcAttr = workerProcAttr()
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
+		if err := j.startWorker(i, exec.Command(self, j.workerArgs(runIndex, i, games)...)); err != nil {
 			return err
 		}
-		if err := cmd.Start(); err != nil {
-			return fmt.Errorf("start worker %d: %w", i, err)
-		}
-		w := &worker{index: i, cmd: cmd}
-		j.workers = append(j.workers, w)
-		go j.read(w, stdout)
 	}
+	return nil
+}
+
+// startWorker starts worker i's process with its pipes.
+func (j *job) startWorker(i int, cmd *exec.Cmd) error {
+	w := &worker{index: i, cmd: cmd, gate: io.Discard}
+	if j.gated() {
+		cmd.Args = append(cmd.Args, "-gate")
+		var err error
+		if w.gate, err = cmd.StdinPipe(); err != nil {
+			return err
+		}
+	}
+	cmd.Stderr = j.log
+	cmd.SysProcAttr = workerProcAttr()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start worker %d: %w", i, err)
+	}
+	j.workers = append(j.workers, w)
+	go j.read(w, stdout)
 	return nil
 }
 
@@ -336,11 +362,13 @@ func (j *job) wait(ctx context.Context) (interrupted bool) {
 			done = nil
 			p.end()
 			fmt.Fprintln(j.log, "stopping: workers finish their game and publish it")
+			j.stopping = true
+			j.throttle()
 			j.stopWorkers()
 		case ev := <-j.events:
 			if ev.exited {
 				running--
-				ev.w.done = true
+				j.exited(ev.w)
 				if ev.err != nil {
 					j.fail(fmt.Sprintf("worker %d: %v", ev.w.index, ev.err))
 					p.end()
@@ -349,6 +377,8 @@ func (j *job) wait(ctx context.Context) (interrupted bool) {
 				continue
 			}
 			j.handle(ev)
+		case <-j.drained:
+			j.throttle()
 		case <-tick.C:
 			p.show(j.snapshot())
 		}
@@ -365,10 +395,11 @@ func (j *job) handle(ev event) {
 	if len(f) == 4 && f[0] == "published" && j.shards != nil {
 		games, _ := strconv.ParseInt(f[2], 10, 64)
 		size, _ := strconv.ParseInt(f[3], 10, 64)
-		j.st.backlog.Add(1)
+		peak(&j.st.peakShards, j.st.backlog.Add(1))
 		j.st.backlogGames.Add(games)
 		peak(&j.st.peakBacklog, j.st.backlogBytes.Add(size))
 		j.shards <- f[1]
+		j.admit(ev.w)
 		return
 	}
 	fmt.Fprintf(j.log, "worker %d: unexpected line %q\n", ev.w.index, ev.line)
@@ -397,6 +428,10 @@ func (j *job) merger(ctx context.Context) {
 		j.st.backlog.Add(-1)
 		j.st.backlogBytes.Add(-size)
 		j.st.backlogGames.Add(-res.Games)
+		select {
+		case j.drained <- struct{}{}:
+		default:
+		}
 		if err != nil {
 			j.fail(err.Error())
 			fmt.Fprintf(j.log, "merge failed, shard kept for the next run: %v\n", err)
@@ -427,14 +462,16 @@ func (j *job) mergeRetrying(ctx context.Context, path string) (store.MergeResult
 			return res, err
 		}
 		if !warned {
-			fmt.Fprintf(j.log, "warning: %v\nthe workers keep playing; their shards wait in %s (%d now, %s) and are merged when the server is back\n",
-				err, j.shardDir, j.st.backlog.Load(), HumanBytes(j.st.backlogBytes.Load()))
+			fmt.Fprintf(j.log, "warning: %v\nthe workers keep playing; their shards wait in %s (%d now, %s; -backlog %s) and are merged when the server is back\n",
+				err, j.shardDir, j.st.backlog.Load(), HumanBytes(j.st.backlogBytes.Load()), backlogText(j.cfg.Backlog))
 			warned = true
 		}
 		j.st.busy.Store("waiting for the server")
 		select {
 		case <-ctx.Done():
 			return res, ctx.Err()
+		case <-j.quit: // interrupted: the shard waits for the next run
+			return res, err
 		case <-time.After(wait):
 		}
 		wait = min(2*wait, 30*time.Second)
@@ -447,7 +484,8 @@ func (j *job) mergeRetrying(ctx context.Context, path string) (store.MergeResult
 const pruneBatch = 8
 
 // serverPruneEvery spaces the prunes of a PostgreSQL store while the
-// workers play: there a prune reads the whole moves table (no young tier).
+// workers play: each is a round of transactions under the server's
+// advisory lock, which coordinators on other machines share.
 const serverPruneEvery = 2 * time.Minute
 
 func (j *job) prune(ctx context.Context) error {
@@ -557,9 +595,10 @@ func (j *job) summary(pr store.PruneResult) {
 	fmt.Fprintf(j.out, "database %s: %d games, %d positions (%d promoted, %d young in %d runs), %s\n",
 		j.cfg.DB, j.before+games, pr.Mature+pr.Young, pr.Mature, pr.Young, pr.YoungRuns, HumanBytes(j.st.dbBytes.Load()))
 	self, children := peakRSS()
-	fmt.Fprintf(j.out, "peaks: database with shards %s, shard backlog %s, memory %s coordinator, %s largest worker; %s after the workers stopped\n",
-		HumanBytes(j.st.peakDB.Load()), HumanBytes(j.st.peakBacklog.Load()), HumanBytes(self), HumanBytes(children),
+	fmt.Fprintf(j.out, "peaks: database with shards %s, shard backlog %s (%d shards at most), memory %s coordinator, %s largest worker; %s after the workers stopped\n",
+		HumanBytes(j.st.peakDB.Load()), HumanBytes(j.st.peakBacklog.Load()), j.st.peakShards.Load(), HumanBytes(self), HumanBytes(children),
 		time.Since(j.playEnd).Round(100*time.Millisecond))
+	fmt.Fprint(j.out, j.backlogSummary())
 	cpuSelf, cpuWorkers := cpuTimes()
 	if cpuWorkers > 0 {
 		fmt.Fprintf(j.out, "cpu: coordinator %s (merge, prune), workers %s (self-play and shards): the coordinator used %.1f%% of the job's cpu\n",

@@ -22,6 +22,10 @@ type WorkerConfig struct {
 	Seed     uint64
 	Games    int       // games to play (0: until Deadline)
 	Deadline time.Time // zero: none
+	// Gate, if not nil, gives the coordinator's go-ahead after each
+	// published shard (see job.admit): a value, or its close, which lets
+	// the worker go on for good (the coordinator is gone).
+	Gate <-chan struct{}
 }
 
 // Work is one worker process: it plays games, aggregates them in memory
@@ -31,6 +35,7 @@ type WorkerConfig struct {
 // and returns nil.
 func Work(ctx context.Context, cfg WorkerConfig, out io.Writer) error {
 	w := &selfplayWorker{cfg: cfg.Game, dir: cfg.Dir, index: cfg.Index, seed: cfg.Seed, deadline: cfg.Deadline, out: out}
+	w.gate = cfg.Gate
 	return w.run(ctx, cfg.DB, cfg.Games)
 }
 
@@ -44,6 +49,7 @@ type selfplayWorker struct {
 	out      io.Writer
 	played   int64
 	shards   int
+	gate     <-chan struct{} // go-aheads after a publish (nil: none asked)
 }
 
 func (w *selfplayWorker) run(ctx context.Context, dbPath string, games int) error {
@@ -74,6 +80,9 @@ func (w *selfplayWorker) run(ctx context.Context, dbPath string, games int) erro
 		if batch.Len() >= w.cfg.ShardGames || time.Since(lastFlush) >= w.cfg.FlushEvery {
 			if err := w.publish(batch); err != nil {
 				return err
+			}
+			if !w.await(ctx) {
+				break
 			}
 			lastFlush = time.Now()
 		}
@@ -106,6 +115,29 @@ func (w *selfplayWorker) player(ctx context.Context, dbPath string) (*selfplay.P
 		return nil, err
 	}
 	return selfplay.New(game, pol, bl), nil
+}
+
+// await waits, after a publish, for the coordinator's go-ahead when the
+// worker has a gate; it reports false if the worker is being stopped or
+// reaches its deadline meanwhile (it has nothing unpublished then).
+func (w *selfplayWorker) await(ctx context.Context) bool {
+	if w.gate == nil {
+		return true
+	}
+	var deadline <-chan time.Time
+	if !w.deadline.IsZero() {
+		t := time.NewTimer(time.Until(w.deadline))
+		defer t.Stop()
+		deadline = t.C
+	}
+	select {
+	case <-w.gate:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-deadline:
+		return false
+	}
 }
 
 // publish writes the batch as a new sealed shard and announces it.

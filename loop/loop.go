@@ -1,12 +1,14 @@
 package loop
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -83,6 +85,10 @@ type Loop struct {
 	start *policy.Model // generation 0: the first prior, the gate's first rival, an anchor
 	// Log, if set, receives a line per step.
 	Log func(format string, args ...any)
+	// StartFile, if set, is start's model file, which a store that keeps
+	// models (store.ModelStore) keeps as generation 0's policy byte for
+	// byte; without it, start as policy.Model.Save writes it.
+	StartFile []byte
 }
 
 // New returns a loop over db whose generation 0 is the policy model start.
@@ -133,6 +139,9 @@ type models struct {
 func (l *Loop) Run(ctx context.Context, n int) ([]Record, error) {
 	recs, err := Records(ctx, l.db)
 	if err != nil {
+		return nil, err
+	}
+	if err := l.publishStart(ctx); err != nil {
 		return nil, err
 	}
 	cur := models{policy: l.start}
@@ -335,10 +344,18 @@ func predict(f *forest.Model, x []float64, y []int, cols int) ([]float64, []bool
 	return scores, labels
 }
 
-// save records the generation.
+// save records the generation: its model files first when the store
+// keeps them (store.ModelStore), so that a generation the records name
+// current always has its models there.
 func (l *Loop) save(ctx context.Context, rec Record) error {
 	details, err := json.Marshal(rec)
 	if err != nil {
+		return err
+	}
+	if err := l.publish(ctx, rec.Gen, store.RolePolicy, rec.PolicyModel); err != nil {
+		return err
+	}
+	if err := l.publish(ctx, rec.Gen, store.RoleValue, rec.ValueModel); err != nil {
 		return err
 	}
 	return l.db.AddGeneration(ctx, store.Generation{
@@ -346,6 +363,49 @@ func (l *Loop) save(ctx context.Context, rec Record) error {
 		AUC: rec.AUC, Score: rec.Gate.Score, ScoreLow: rec.Gate.Low, ScoreHigh: rec.Gate.High,
 		Model: rec.PolicyModel, Seed: int64(l.cfg.Seed >> 1), Details: string(details),
 	})
+}
+
+// publish stores the model file at path as generation gen's model of the
+// role, if the store keeps models.
+func (l *Loop) publish(ctx context.Context, gen int, role, path string) error {
+	ms, ok := l.db.(store.ModelStore)
+	if !ok {
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return ms.PutModel(ctx, gen, role, b)
+}
+
+// publishStart stores generation 0's policy (the start model, see
+// StartFile) if the store keeps models: the current policy before any
+// generation is adopted. Generation 0 has no value model.
+func (l *Loop) publishStart(ctx context.Context) error {
+	ms, ok := l.db.(store.ModelStore)
+	if !ok {
+		return nil
+	}
+	b := l.StartFile
+	if b == nil {
+		var buf bytes.Buffer
+		if err := l.start.Save(&buf); err != nil {
+			return err
+		}
+		b = buf.Bytes()
+	}
+	return ms.PutModel(ctx, 0, store.RolePolicy, b)
+}
+
+// Current is the generation whose models the loop plays with now, as db
+// records it: the last record's Current (0, the start model, before any).
+func Current(ctx context.Context, db store.Store) (int, error) {
+	recs, err := Records(ctx, db)
+	if err != nil || len(recs) == 0 {
+		return 0, err
+	}
+	return recs[len(recs)-1].Current, nil
 }
 
 // judge plays the gate and the anchors' matches of the new policy.

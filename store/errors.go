@@ -45,4 +45,7 @@ var (
 	// ErrGenerationExists: AddGeneration was given a generation number
 	// already recorded.
 	ErrGenerationExists = errors.New("generation already recorded")
+	// ErrNoModel: the database keeps no model file of that generation and
+	// role (ModelStore).
+	ErrNoModel = errors.New("no such model")
 )

@@ -3,11 +3,10 @@ package store
 import (
 	"context"
 	"embed"
-	"encoding/csv"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -22,14 +21,14 @@ import (
 
 // PG is the PostgreSQL backend of the store (DESIGN.md, "Many machines"):
 // many coordinators on many machines merge their sealed shards into one
-// server. Each merge is one transaction that writes the ledger row first
-// (a shard merged by another coordinator, even one racing on it, is
-// found there and skipped), upserts the shard's rows in key order (two
-// coordinators never deadlock) through COPY into a temporary table, and
-// adds the totals last (the one row every merge updates is held only
-// until the commit). It has no young tier: Prune deletes the positions
-// below the threshold at once (PruneConfig.Age does not apply), keeping
-// their blacklisted moves. Its methods are safe for concurrent use.
+// server. Like the SQLite store it has a young tier, so that the many
+// positions seen once never enter a B-tree: a merge appends the shard's
+// rows to the young table by COPY (no index to update, so its cost is the
+// shard's, not the database's) with the ledger row and the totals in the
+// same transaction; Prune promotes and expires young runs by age (see
+// PG.Prune); readers see moves and young together, as DB's do. Keys are
+// stored in the run files' packed encoding. Its methods are safe for
+// concurrent use, by goroutines and by coordinators on other machines.
 type PG struct {
 	pool *pgxpool.Pool
 	url  string // with the password masked, for messages
@@ -43,7 +42,7 @@ var _ Store = (*PG)(nil)
 var pgMigrationFS embed.FS
 
 // PGSchemaVersion is the schema the PostgreSQL migrations build.
-const PGSchemaVersion = 1
+const PGSchemaVersion = 3
 
 // IsURL reports whether a -db argument names a PostgreSQL server
 // (postgres:// or postgresql://) rather than a SQLite file.
@@ -165,11 +164,58 @@ func pgMigrate(ctx context.Context, tx pgx.Tx, have int) error {
 		if _, err := tx.Exec(ctx, string(sqlText)); err != nil {
 			return fmt.Errorf("migration %s: %w", e.Name(), err)
 		}
+		if i+1 == 2 {
+			if err := pgMigrateKeys(ctx, tx); err != nil {
+				return fmt.Errorf("migration %s: %w", e.Name(), err)
+			}
+		}
 		if _, err := tx.Exec(ctx, "INSERT INTO schema_migrations VALUES ($1, $2, $3)", i+1, e.Name(), now()); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// pgMigrateKeys copies schema 1's rows (keys as text) into schema 2's
+// moves table (keys packed), a cursor's chunk at a time, and drops the old
+// table. Schema 1 had no young tier: its rows are all mature.
+func pgMigrateKeys(ctx context.Context, tx pgx.Tx) error {
+	if _, err := tx.Exec(ctx, "DECLARE v1 NO SCROLL CURSOR FOR SELECT pid, key, mx, my, wsum, games, blacklisted FROM moves_v1"); err != nil {
+		return err
+	}
+	for {
+		rows, err := tx.Query(ctx, "FETCH 50000 FROM v1")
+		if err != nil {
+			return err
+		}
+		var chunk [][]any
+		var r pgRow
+		_, err = pgx.ForEachRow(rows, []any{&r.pid, &r.key, &r.mx, &r.my, &r.wsum, &r.games, &r.bl}, func() error {
+			chunk = append(chunk, []any{r.pid, appendKey(nil, []byte(r.key)), r.mx, r.my, r.wsum, r.games, r.bl})
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if len(chunk) == 0 {
+			break
+		}
+		cols := []string{"pid", "key", "mx", "my", "wsum", "games", "blacklisted"}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"moves"}, cols, pgx.CopyFromRows(chunk)); err != nil {
+			return err
+		}
+	}
+	_, err := tx.Exec(ctx, "CLOSE v1; DROP TABLE moves_v1")
+	return err
+}
+
+// pgRow is a row of schema 1's moves table.
+type pgRow struct {
+	pid         int64
+	key         string
+	mx, my      int16
+	wsum, games int64
+	bl          bool
 }
 
 func (p *PG) checkMeta(ctx context.Context, tx pgx.Tx) error {
@@ -242,11 +288,13 @@ func serverGone(err error) bool {
 	return !errors.Is(err, context.Canceled) && (pgconn.Timeout(err) || isConnErr(err))
 }
 
-// isConnErr reports a failure to reach the server or a lost connection.
+// isConnErr reports a failure to reach the server or a lost connection
+// (one the driver closed when it saw the server go is net.ErrClosed).
 func isConnErr(err error) bool {
 	var ce *pgconn.ConnectError
 	s := err.Error()
-	return errors.As(err, &ce) || strings.Contains(s, "connection refused") || strings.Contains(s, "conn closed") ||
+	return errors.As(err, &ce) || errors.Is(err, net.ErrClosed) || strings.Contains(s, "use of closed network connection") ||
+		strings.Contains(s, "connection refused") || strings.Contains(s, "conn closed") ||
 		strings.Contains(s, "unexpected EOF") || strings.Contains(s, "broken pipe") || strings.Contains(s, "connection reset") ||
 		strings.Contains(s, "terminating connection") || strings.Contains(s, "failed to connect")
 }
@@ -265,253 +313,6 @@ func (p *PG) Close() error { p.pool.Close(); return nil }
 
 // Checkpoint does nothing (the server manages its write-ahead log).
 func (p *PG) Checkpoint(context.Context) error { return nil }
-
-// pgRow is one row of a merge as COPY sends it.
-type pgRow struct {
-	pid         int64
-	key         string
-	mx, my      int16
-	wsum, games int64
-	bl          bool
-}
-
-// Merge adds the sealed run file at path (a worker's shard or a sealed
-// export) exactly once; see PG.
-func (p *PG) Merge(ctx context.Context, path string) (MergeResult, error) {
-	res, err := p.merge(ctx, path)
-	return res, p.wrap("merge "+path+" into", err)
-}
-
-func (p *PG) merge(ctx context.Context, path string) (MergeResult, error) {
-	r, err := openRun(path)
-	if err != nil {
-		return MergeResult{}, err
-	}
-	defer r.close()
-	if r.h.kind == kindYoung {
-		return MergeResult{}, fmt.Errorf("%w: a young run of a database: merge the database itself", ErrNotOcvist)
-	}
-	if err := compatible(p.cfg, header{cfg: r.h.cfg}); err != nil {
-		return MergeResult{}, err
-	}
-	rows, err := copyRows(r)
-	if err != nil {
-		return MergeResult{}, err
-	}
-	res := MergeResult{ShardID: r.h.id, Games: r.foot.games, Moves: r.foot.rows, Positions: r.foot.positions}
-	seal := r.seal()
-	err = pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `INSERT INTO merged_shards (shard_id, path, games, seal, merged_at)
-			VALUES ($1, $2, $3, $4, $5) ON CONFLICT (shard_id) DO NOTHING`, r.h.id, path, r.foot.games, seal, now())
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return p.already(ctx, tx, r.h.id, seal)
-		}
-		for _, e := range r.ledger {
-			tag, err := tx.Exec(ctx, `INSERT INTO merged_shards (shard_id, path, games, seal, via, merged_at)
-				VALUES ($1, '', $2, $3, $4, $5) ON CONFLICT (shard_id) DO NOTHING`, e.id, e.games, e.seal, r.h.id, now())
-			if err != nil {
-				return err
-			}
-			if tag.RowsAffected() == 0 {
-				return fmt.Errorf("%w: the source contains shard %s, which is already merged here", ErrOverlap, e.id)
-			}
-		}
-		return upsert(ctx, tx, rows, r.foot.totals)
-	})
-	if errors.Is(err, errAlready) {
-		return MergeResult{ShardID: r.h.id, AlreadyMerged: true}, nil
-	}
-	return res, err
-}
-
-// copyRows reads a run through (checking it) into COPY rows.
-func copyRows(r *runReader) ([][]any, error) {
-	var rows [][]any
-	for {
-		pos, err := r.next()
-		if pos == nil || err != nil {
-			return rows, err
-		}
-		key := string(pos.text())
-		for _, m := range pos.moves {
-			rows = append(rows, []any{pos.id, key, int16(m.m.X), int16(m.m.Y), m.wsum, m.games, m.bl})
-		}
-	}
-}
-
-var errAlready = errors.New("already merged")
-
-// already tells a shard merged before in the same state (errAlready)
-// from one that changed since (ErrOverlap).
-func (p *PG) already(ctx context.Context, tx pgx.Tx, id, seal string) error {
-	var old string
-	if err := tx.QueryRow(ctx, "SELECT seal FROM merged_shards WHERE shard_id = $1", id).Scan(&old); err != nil {
-		return err
-	}
-	if old == seal {
-		return errAlready
-	}
-	return fmt.Errorf("%w: %s was merged here before in another state (%s, now %s)", ErrOverlap, id, old, seal)
-}
-
-// upsert sends rows by COPY and adds them to moves in key order, then the
-// totals.
-func upsert(ctx context.Context, tx pgx.Tx, rows [][]any, t totals) error {
-	if _, err := tx.Exec(ctx, `CREATE TEMP TABLE incoming (pid BIGINT, key TEXT, mx SMALLINT, my SMALLINT,
-		wsum BIGINT, games BIGINT, bl BOOLEAN) ON COMMIT DROP`); err != nil {
-		return err
-	}
-	cols := []string{"pid", "key", "mx", "my", "wsum", "games", "bl"}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"incoming"}, cols, pgx.CopyFromRows(rows)); err != nil {
-		return err
-	}
-	if _, err := tx.Exec(ctx, `INSERT INTO moves (pid, key, mx, my, wsum, games, blacklisted)
-		SELECT pid, key, mx, my, wsum, games, bl FROM incoming ORDER BY key, mx, my
-		ON CONFLICT (key, mx, my) DO UPDATE SET wsum = moves.wsum + excluded.wsum,
-			games = moves.games + excluded.games, blacklisted = moves.blacklisted OR excluded.blacklisted`); err != nil {
-		return err
-	}
-	_, err := tx.Exec(ctx, `UPDATE totals SET games = games + $1, black_wins = black_wins + $2,
-		white_wins = white_wins + $3, draws = draws + $4 WHERE id = 1`, t.games, t.black, t.white, t.draws)
-	return err
-}
-
-// Prune deletes, in one transaction, the positions seen in fewer than
-// c.MinGames games, keeping their blacklisted moves in the blacklist
-// table. Totals never change.
-func (p *PG) Prune(ctx context.Context, c PruneConfig) (PruneResult, error) {
-	if err := c.Validate(); err != nil {
-		return PruneResult{}, err
-	}
-	var res PruneResult
-	err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
-		const small = "SELECT key FROM moves GROUP BY key HAVING sum(games) < $1"
-		tag, err := tx.Exec(ctx, `INSERT INTO blacklist (pid, key, mx, my) SELECT pid, key, mx, my FROM moves
-			WHERE blacklisted AND key IN (`+small+`) ON CONFLICT DO NOTHING`, c.MinGames)
-		if err != nil {
-			return err
-		}
-		res.Blacklisted = tag.RowsAffected()
-		if err := tx.QueryRow(ctx, "SELECT count(*) FROM ("+small+") s", c.MinGames).Scan(&res.Positions); err != nil {
-			return err
-		}
-		tag, err = tx.Exec(ctx, "DELETE FROM moves WHERE key IN ("+small+")", c.MinGames)
-		if err != nil {
-			return err
-		}
-		res.Moves = tag.RowsAffected()
-		return tx.QueryRow(ctx, "SELECT count(DISTINCT key) FROM moves").Scan(&res.Mature)
-	})
-	return res, p.wrap("prune", err)
-}
-
-// Conclude blacklists the moves DB.Conclude does, in one statement.
-func (p *PG) Conclude(ctx context.Context, c ConcludeConfig) (int64, error) {
-	if err := c.Validate(); err != nil {
-		return 0, err
-	}
-	tag, err := p.pool.Exec(ctx, `WITH s AS (
-		SELECT key, mx, my, games, blacklisted, wsum::float8 / games AS mean,
-			max(CASE WHEN games >= $1 THEN wsum::float8 / games END) OVER (PARTITION BY key) AS best
-		FROM moves WHERE games > 0)
-		UPDATE moves m SET blacklisted = TRUE FROM s
-		WHERE m.key = s.key AND m.mx = s.mx AND m.my = s.my AND s.games >= $1 AND NOT s.blacklisted
-			AND s.mean < s.best - $2 AND s.mean < $3`, c.MinGames, c.Margin, c.MaxMean)
-	if err != nil {
-		return 0, p.wrap("conclude", err)
-	}
-	return tag.RowsAffected(), nil
-}
-
-// Stats counts the database.
-func (p *PG) Stats(ctx context.Context) (Stats, error) {
-	s := Stats{Rule: p.cfg.Rule.String(), KeyVersion: p.cfg.KeyVersion, SchemaVersion: PGSchemaVersion, BoardSize: p.cfg.BoardSize}
-	err := p.pool.QueryRow(ctx, `SELECT t.games, t.black_wins, t.white_wins, t.draws,
-		(SELECT count(DISTINCT key) FROM moves), (SELECT count(*) FROM moves),
-		(SELECT count(*) FROM moves WHERE blacklisted), (SELECT count(*) FROM blacklist),
-		(SELECT count(*) FROM merged_shards), (SELECT count(*) FROM generations),
-		pg_database_size(current_database())
-		FROM totals t WHERE t.id = 1`).Scan(&s.Games, &s.BlackWins, &s.WhiteWins, &s.Draws, &s.Positions, &s.Moves,
-		&s.Blacklisted, &s.PrunedBlack, &s.MergedShards, &s.Generations, &s.FileBytes)
-	s.Blacklisted += s.PrunedBlack
-	return s, p.wrap("stats of", err)
-}
-
-// scanQuery lists move rows with their position's games, in position-id
-// order, moves sorted.
-const scanQuery = `SELECT key, mx, my, wsum, games, blacklisted, pgames FROM (
-	SELECT pid, key, mx, my, wsum, games, blacklisted, sum(games) OVER (PARTITION BY key) AS pgames
-	FROM moves %s) s WHERE games >= $1 ORDER BY pid, key, mx, my`
-
-func (p *PG) scan(ctx context.Context, where string, minGames int64, fn func(MoveStat) error, args ...any) error {
-	rows, err := p.pool.Query(ctx, fmt.Sprintf(scanQuery, where), append([]any{minGames}, args...)...)
-	if err != nil {
-		return err
-	}
-	var m MoveStat
-	var mx, my int16
-	_, err = pgx.ForEachRow(rows, []any{&m.Key, &mx, &my, &m.WSum, &m.Games, &m.Blacklisted, &m.PositionGames}, func() error {
-		m.Move.X, m.Move.Y = int8(mx), int8(my)
-		return fn(m)
-	})
-	return err
-}
-
-// ScanMoves calls fn with every move row of at least minGames games.
-func (p *PG) ScanMoves(ctx context.Context, minGames int64, fn func(MoveStat) error) error {
-	return p.wrap("scan", p.scan(ctx, "", minGames, fn))
-}
-
-// MoveStats returns the rows of one position.
-func (p *PG) MoveStats(ctx context.Context, key string) ([]MoveStat, error) {
-	var out []MoveStat
-	err := p.scan(ctx, "WHERE key = $2", 0, func(m MoveStat) error { out = append(out, m); return nil }, key)
-	return out, p.wrap("read", err)
-}
-
-// Export writes every row as DB.Export does.
-func (p *PG) Export(ctx context.Context, w io.Writer) error {
-	cw := csv.NewWriter(w)
-	err := cw.Write(strings.Split(ExportHeader, ","))
-	if err == nil {
-		err = p.scan(ctx, "", 0, func(m MoveStat) error {
-			return cw.Write([]string{m.Key, strconv.Itoa(int(m.Move.X)), strconv.Itoa(int(m.Move.Y)),
-				strconv.FormatInt(m.WSum, 10), strconv.FormatInt(m.Games, 10), map[bool]string{false: "0", true: "1"}[m.Blacklisted],
-				strconv.FormatInt(m.PositionGames, 10)})
-		})
-	}
-	if err == nil {
-		cw.Flush()
-		err = cw.Error()
-	}
-	return p.wrap("export", err)
-}
-
-// ExportRun is not offered by the PostgreSQL backend: its data stay on
-// the server (export CSV, or merge the shards into a SQLite file too).
-func (p *PG) ExportRun(context.Context, string) error {
-	return fmt.Errorf("store: %s: sealed exports are made from SQLite databases only: %w", p.url, ErrInvalidConfig)
-}
-
-// Blacklist loads the blacklisted moves, those of pruned positions too.
-func (p *PG) Blacklist(ctx context.Context) (Blacklist, error) {
-	rows, err := p.pool.Query(ctx, "SELECT pid, mx, my FROM moves WHERE blacklisted UNION ALL SELECT pid, mx, my FROM blacklist")
-	if err != nil {
-		return Blacklist{}, p.wrap("blacklist of", err)
-	}
-	var es []BlacklistEntry
-	var e BlacklistEntry
-	var mx, my int16
-	_, err = pgx.ForEachRow(rows, []any{&e.ID, &mx, &my}, func() error {
-		e.Move.X, e.Move.Y = int8(mx), int8(my)
-		es = append(es, e)
-		return nil
-	})
-	return blacklistOf(es), p.wrap("blacklist of", err)
-}
 
 // Merged reports whether the source id is in the ledger.
 func (p *PG) Merged(ctx context.Context, id string) (bool, error) {

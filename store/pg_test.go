@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"ocvist/gomoku"
 )
@@ -359,5 +361,26 @@ func TestPGRefusals(t *testing.T) {
 	fc.QueryRow(ctx, "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()").Scan(&n)
 	if n != 1 {
 		t.Errorf("the foreign database has %d tables after the refusal, want its 1", n)
+	}
+}
+
+// TestServerGone: the errors of a server that went away are ErrServer's
+// (a coordinator retries them), others are not.
+func TestServerGone(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{fmt.Errorf("write failed: %w", &net.OpError{Op: "write", Net: "tcp", Err: net.ErrClosed}), true},
+		{errors.New("read tcp 127.0.0.1:1->127.0.0.1:2: read: connection reset by peer"), true},
+		{errors.New("unexpected EOF"), true},
+		{&pgconn.PgError{Code: "57P01"}, true},
+		{&pgconn.PgError{Code: "23505"}, false},
+		{context.Canceled, false},
+		{errors.New("syntax error"), false},
+	} {
+		if got := serverGone(c.err); got != c.want {
+			t.Errorf("serverGone(%v) = %v, want %v", c.err, got, c.want)
+		}
 	}
 }

@@ -38,3 +38,36 @@ type Store interface {
 }
 
 var _ Store = (*DB)(nil)
+
+// ModelStore is a store that keeps the model files of the learning loop's
+// generations, so that every machine feeding it can fetch the current
+// models (DESIGN.md, "Many machines"): *PG does; a SQLite database's
+// models are files beside it. The roles are RolePolicy and RoleValue.
+type ModelStore interface {
+	// PutModel stores b as generation gen's model of the role, replacing
+	// what it held (a generation is rerun after a crash before its
+	// record).
+	PutModel(ctx context.Context, gen int, role string, b []byte) error
+	// Model returns a model with its bytes, checked against their SHA-256
+	// (ErrCorrupt if they differ); ErrNoModel if there is none.
+	Model(ctx context.Context, gen int, role string) (Model, error)
+	// Models lists the models kept, without their bytes, by generation
+	// and role.
+	Models(ctx context.Context) ([]Model, error)
+}
+
+// The roles of a generation's model files.
+const (
+	RolePolicy = "policy"
+	RoleValue  = "value"
+)
+
+// Model is one model file of a generation as a ModelStore keeps it.
+type Model struct {
+	Gen     int
+	Role    string
+	Bytes   []byte // nil in Models' list
+	Size    int64
+	SHA256  string // hex digest of the bytes
+	Created string // RFC 3339, UTC
+}

@@ -10,6 +10,7 @@ import (
 	"ocvist/data"
 	"ocvist/policy"
 	"ocvist/store"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -44,28 +45,15 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	r, err := gomoku.ParseRule(*rule)
-	if err != nil {
-		return usageError{"loop: " + err.Error()}
+	if err := completeLoopConfig(&cfg, *rule, *gens); err != nil {
+		return err
 	}
-	cfg.Rule = r
-	cfg.Policy.Workers, cfg.Value.Workers = cfg.Workers, cfg.Workers
-	if err := cfg.Validate(); err != nil {
-		return usageError{err.Error()}
-	}
-	if *gens < 1 {
-		return usageError{fmt.Sprintf("loop: -gens %d: want at least 1", *gens)}
-	}
-	startModel, err := loadStartModel(*start)
+	startModel, startBytes, err := loadStartModel(*start)
 	if err != nil {
 		return err
 	}
-	switch {
-	case *dir != "":
-	case store.IsURL(*dbPath):
-		*dir = filepath.Join("data", "loop.models")
-	default:
-		*dir = strings.TrimSuffix(*dbPath, filepath.Ext(*dbPath)) + ".models"
+	if *dir == "" {
+		*dir = modelsDir(*dbPath)
 	}
 	db, err := store.OpenAt(ctx, *dbPath, coordinator.StoreConfig(*rule))
 	if err != nil {
@@ -76,6 +64,7 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	l.StartFile = startBytes
 	l.Log = func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
 	fmt.Fprintf(stderr, "train loop: %s, %d generations, seed %d, models in %s\n", *dbPath, *gens, cfg.Seed, *dir)
 	recs, err := l.Run(ctx, *gens)
@@ -86,13 +75,48 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return err
 }
 
-// loadStartModel loads generation 0's policy model: path, or the model
-// shipped on 2026-11-21 when path is empty.
-func loadStartModel(path string) (*policy.Model, error) {
-	if path == "" {
-		return policy.Load(bytes.NewReader(data.Model20261121))
+// completeLoopConfig sets the rule and the fits' workers of cfg and
+// checks it with -gens (a usageError if wrong).
+func completeLoopConfig(cfg *loop.Config, rule string, gens int) error {
+	r, err := gomoku.ParseRule(rule)
+	if err != nil {
+		return usageError{"loop: " + err.Error()}
 	}
-	return policy.LoadFile(path)
+	cfg.Rule = r
+	cfg.Policy.Workers, cfg.Value.Workers = cfg.Workers, cfg.Workers
+	if err := cfg.Validate(); err != nil {
+		return usageError{err.Error()}
+	}
+	if gens < 1 {
+		return usageError{fmt.Sprintf("loop: -gens %d: want at least 1", gens)}
+	}
+	return nil
+}
+
+// modelsDir is the default -models of the database at dbPath: beside a
+// SQLite file, data/loop.models for a PostgreSQL URL.
+func modelsDir(dbPath string) string {
+	if store.IsURL(dbPath) {
+		return filepath.Join("data", "loop.models")
+	}
+	return strings.TrimSuffix(dbPath, filepath.Ext(dbPath)) + ".models"
+}
+
+// loadStartModel loads generation 0's policy model, path or the model
+// shipped on 2026-11-21 when path is empty, and returns its file's bytes.
+func loadStartModel(path string) (*policy.Model, []byte, error) {
+	b := data.Model20261121
+	if path != "" {
+		var err error
+		if b, err = os.ReadFile(path); err != nil {
+			return nil, nil, fmt.Errorf("loop: -start: %w", err)
+		}
+	}
+	m, err := policy.Load(bytes.NewReader(b))
+	if err != nil && path != "" {
+		err = fmt.Errorf("loop: -start %s: %w", path, err)
+	}
+	return m, b, err
 }
 
 // registerLoopFlags binds the loop's recipe flags to cfg.

@@ -1,16 +1,23 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"ocvist/data"
+	"ocvist/loop"
+	"ocvist/store"
 )
 
 // pgSchemaURL returns a URL of a fresh schema on the test server named by
@@ -46,9 +53,9 @@ func pgSchemaURL(t *testing.T) string {
 
 // TestPostgresRunAndLoop: a run against PostgreSQL stores exactly its
 // games and leaves no shard behind; one generation of the learning loop
-// runs end to end against it, its models in data/loop.models, and stats
-// -json lists it; an unreachable
-// server is one line and exit 1 before any work.
+// runs end to end against it, its models in data/loop.models and in the
+// database (checkModels), and stats -json lists it; an unreachable server
+// is one line and exit 1 before any work.
 func TestPostgresRunAndLoop(t *testing.T) {
 	u := pgSchemaURL(t)
 	dir := t.TempDir()
@@ -83,8 +90,77 @@ func TestPostgresRunAndLoop(t *testing.T) {
 			t.Errorf("%d files in data/loop.models, want generation 1's two models", len(left))
 		}
 	}
+	checkModels(t, dir, u)
 	_, errOut, code = trainIn(t, dir, "run", "-db", "postgres://ocvist:pw@127.0.0.1:1/x?connect_timeout=2", "-games", "10")
 	if code != 1 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || !strings.Contains(errOut, "unavailable") || strings.Contains(errOut, ":pw@") {
 		t.Errorf("unreachable server: exit %d, stderr %q; want exit 1 and one line, password masked", code, errOut)
 	}
+}
+
+// checkModels: after one generation of the loop, "train model" lists
+// generation 0's policy and generation 1's two models, fetches each byte
+// for byte as the loop wrote it (generation 0: the shipped start model),
+// and "current" is the generation the loop's record names; bad requests
+// are one line each.
+func checkModels(t *testing.T, dir, u string) {
+	t.Helper()
+	out, errOut, code := trainIn(t, dir, "model", "-db", u, "-list")
+	if code != 0 || strings.Count(out, "\n") != 3 || !strings.Contains(out, "generation 0 policy:") ||
+		!strings.Contains(out, "generation 1 policy:") || !strings.Contains(out, "generation 1 value:") {
+		t.Fatalf("model -list: exit %d\n%s\n%s", code, out, errOut)
+	}
+	want := map[string][]byte{"0 policy": data.Model20261121}
+	for _, role := range []string{"policy", "value"} {
+		b, err := os.ReadFile(filepath.Join(dir, "data", "loop.models", "gen-001."+role+".ocf"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want["1 "+role] = b
+	}
+	cur := currentGen(t, u)
+	want["current policy"] = want[fmt.Sprintf("%d policy", cur)]
+	for req, b := range want {
+		gen, role, _ := strings.Cut(req, " ")
+		path := filepath.Join(dir, "fetched", gen+"."+role+".ocf")
+		out, errOut, code := trainIn(t, dir, "model", "-db", u, "-gen", gen, "-role", role, "-o", path)
+		got, _ := os.ReadFile(path)
+		if code != 0 || !bytes.Equal(got, b) || !strings.Contains(out, fmt.Sprintf("sha256 %x", sha256.Sum256(b))) {
+			t.Errorf("model -gen %s -role %s: exit %d, %d bytes (want %d)\n%s\n%s", gen, role, code, len(got), len(b), out, errOut)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "fetched", ".*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"-db", u, "-gen", "7", "-o", "x.ocf"}, 1, "keeps no policy model of generation 7"},
+		{[]string{"-db", u, "-gen", "0", "-role", "value", "-o", "x.ocf"}, 1, "keeps no value model of generation 0"},
+		{[]string{"-db", u, "-gen", "last", "-o", "x.ocf"}, 2, `-gen "last"`},
+		{[]string{"-db", u, "-role", "prior", "-o", "x.ocf"}, 2, `-role "prior"`},
+		{[]string{"-db", u}, 2, "give -o FILE"},
+		{[]string{"-db", "data/ocvist.db", "-o", "x.ocf"}, 2, "is a SQLite file"},
+	} {
+		_, errOut, code := trainIn(t, dir, append([]string{"model"}, c.args...)...)
+		if code != c.code || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || !strings.Contains(errOut, c.msg) {
+			t.Errorf("model %v: exit %d, stderr %q; want exit %d and one line with %q", c.args, code, errOut, c.code, c.msg)
+		}
+	}
+}
+
+// currentGen is the loop's current generation as the database records it.
+func currentGen(t *testing.T, u string) int {
+	t.Helper()
+	db, err := store.OpenReadOnlyAt(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	cur, err := loop.Current(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cur
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,16 +15,19 @@ const workerAbout = `
 Internal: one self-play worker, started by "train run". It plays games,
 aggregates them in memory, and publishes them as sealed shard files in -dir,
 printing "published PATH GAMES BYTES" for each and "played N" as it goes.
-Without -dir it plays in memory only (storing off). On SIGTERM or SIGINT,
-or when its parent dies, it publishes the games it finished and exits 0.`
+Without -dir it plays in memory only (storing off). With -gate it waits
+after each published shard for a line on stdin, the coordinator's go-ahead
+(the backlog bound), or for the end of stdin. On SIGTERM or SIGINT, or when
+its parent dies, it publishes the games it finished and exits 0.`
 
-func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func workerCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("worker", "[flags]", workerAbout, stderr)
 	var (
 		dbPath, dir, conf string
 		seed              uint64
 		index, games      int
 		deadline          int64
+		gate              bool
 	)
 	fs.StringVar(&dbPath, "db", "", "main database (read for the blacklist)")
 	fs.StringVar(&dir, "dir", "", "shard directory (none: storing off)")
@@ -32,6 +36,7 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.IntVar(&index, "index", 0, "worker index")
 	fs.IntVar(&games, "games", 0, "games to play (0: until the deadline)")
 	fs.Int64Var(&deadline, "deadline", 0, "stop at this Unix time in nanoseconds (0: none)")
+	fs.BoolVar(&gate, "gate", false, "after each published shard, wait for a line on stdin")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -48,5 +53,23 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if deadline > 0 {
 		w.Deadline = time.Unix(0, deadline)
 	}
+	if gate {
+		w.Gate = goAheads(stdin)
+	}
 	return coordinator.Work(ctx, w, stdout)
+}
+
+// goAheads delivers a value for each line read from r (the coordinator's
+// go-aheads) and is closed at its end: a coordinator that is gone holds no
+// worker back.
+func goAheads(r io.Reader) <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		defer close(ch)
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			ch <- struct{}{}
+		}
+	}()
+	return ch
 }
