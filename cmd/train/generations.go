@@ -9,6 +9,7 @@ import (
 	"ocvist/coordinator"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"ocvist/arena"
 	"ocvist/gomoku"
@@ -61,7 +62,8 @@ func runGenerations(ctx context.Context, cfg coordinator.Config, gens int, fc fi
 	if cfg.Game.Model == "" {
 		cfg.Game.Model = current
 	}
-	models := cfg.DB + ".models"
+	// Beside the database file; for a PostgreSQL URL under data/, like its shards.
+	models := strings.TrimSuffix(coordinator.ShardDir(cfg.DB), ".shards") + ".models"
 	for g := last + 1; g <= last+gens; g++ {
 		if ctx.Err() != nil {
 			return nil
@@ -93,10 +95,10 @@ func runGenerations(ctx context.Context, cfg coordinator.Config, gens int, fc fi
 // lastGeneration returns the model of the last accepted generation ("" for
 // generation 0) and the number of the last generation recorded.
 func lastGeneration(ctx context.Context, cfg coordinator.Config) (model string, last int, err error) {
-	if _, err := os.Stat(cfg.DB); err != nil {
+	if _, err := os.Stat(cfg.DB); err != nil && !store.IsURL(cfg.DB) {
 		return "", 0, nil
 	}
-	db, err := store.Open(cfg.DB, coordinator.StoreConfig(cfg.Game.Rule))
+	db, err := store.OpenAt(ctx, cfg.DB, coordinator.StoreConfig(cfg.Game.Rule))
 	if err != nil {
 		return "", 0, err
 	}
@@ -117,7 +119,7 @@ func lastGeneration(ctx context.Context, cfg coordinator.Config) (model string, 
 // nextGeneration fits generation g's model on the database, plays its gate
 // match against the previous policy and records the generation.
 func nextGeneration(ctx context.Context, cfg coordinator.Config, g int, fc fitConfig, gate gateConfig, path string, log io.Writer) (store.Generation, error) {
-	db, err := store.Open(cfg.DB, coordinator.StoreConfig(cfg.Game.Rule))
+	db, err := store.OpenAt(ctx, cfg.DB, coordinator.StoreConfig(cfg.Game.Rule))
 	if err != nil {
 		return store.Generation{}, err
 	}

@@ -164,3 +164,45 @@ func currentGen(t *testing.T, u string) int {
 	}
 	return cur
 }
+
+// TestPostgresRunGenerations: "train run -generations" against
+// PostgreSQL: the self-play, the fit on the server's statistics, the gate
+// and the record; the model lands under data/ (as the shards do) and a
+// second run continues the numbering.
+func TestPostgresRunGenerations(t *testing.T) {
+	u := pgSchemaURL(t)
+	dir := t.TempDir()
+	openings, err := filepath.Abs(testOpenings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run", "-db", u, "-games", "300", "-workers", "2", "-seed", "21", "-generations", "1",
+		"-gate-games", "8", "-gate-openings", openings, "-trees", "4"}
+	for range 2 {
+		if out, errOut, code := trainIn(t, dir, args...); code != 0 {
+			t.Fatalf("run -generations: exit %d\n%s\n%s", code, out, errOut)
+		}
+	}
+	out, errOut, code := trainIn(t, dir, "stats", "-db", u, "-json")
+	var st struct {
+		Games int64 `json:"games"`
+		Gens  []struct {
+			Gen   int
+			Model string
+		} `json:"generation_list"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &st) != nil {
+		t.Fatalf("stats: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if st.Games != 600 || len(st.Gens) != 2 || st.Gens[0].Gen != 1 || st.Gens[1].Gen != 2 {
+		t.Fatalf("stats after two runs of one generation: %s", out)
+	}
+	for _, g := range st.Gens {
+		if !strings.HasPrefix(g.Model, filepath.Join("data", "postgres-")) || !strings.HasSuffix(g.Model, fmt.Sprintf("gen-%03d.ocf", g.Gen)) {
+			t.Errorf("generation %d's model at %q, want data/postgres-….models/gen-%03d.ocf", g.Gen, g.Model, g.Gen)
+		}
+		if _, err := os.Stat(filepath.Join(dir, g.Model)); err != nil {
+			t.Errorf("model of generation %d: %v", g.Gen, err)
+		}
+	}
+}
