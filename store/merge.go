@@ -213,9 +213,9 @@ func mergedBefore(ctx context.Context, tx *sql.Tx, ms mergeSource) (bool, error)
 		ErrOverlap, ms.id, seal, mine)
 }
 
-// addYoung reads the young run name, just placed, through once (checksum,
-// order, counts) into the next index, records it and commits tx; only
-// then does the index change.
+// addYoung reads the young run just placed under name through once
+// (checksum, order, counts) into the next index, records the merge and
+// commits tx; only then does the index change.
 func (d *DB) addYoung(ctx context.Context, tx *sql.Tx, ms mergeSource, name string) (MergeResult, error) {
 	res := MergeResult{ShardID: ms.id}
 	r, err := openRun(filepath.Join(d.youngDir, name))
