@@ -179,7 +179,7 @@ func (d *DB) commitMerge(ctx context.Context, ms mergeSource) (MergeResult, erro
 		os.Remove(dst)
 		return MergeResult{ShardID: ms.id}, err
 	}
-	res, err := d.addYoung(ctx, tx, ms, name)
+	res, err := d.addYoung(ctx, tx, ms, dst)
 	if err != nil {
 		os.Remove(dst)
 		return MergeResult{ShardID: ms.id}, err
@@ -213,12 +213,12 @@ func mergedBefore(ctx context.Context, tx *sql.Tx, ms mergeSource) (bool, error)
 		ErrOverlap, ms.id, seal, mine)
 }
 
-// addYoung reads the young run just placed under name through once
+// addYoung reads the young run just placed at dst through once
 // (checksum, order, counts) into the next index, records the merge and
 // commits tx; only then does the index change.
-func (d *DB) addYoung(ctx context.Context, tx *sql.Tx, ms mergeSource, name string) (MergeResult, error) {
+func (d *DB) addYoung(ctx context.Context, tx *sql.Tx, ms mergeSource, dst string) (MergeResult, error) {
 	res := MergeResult{ShardID: ms.id}
-	r, err := openRun(filepath.Join(d.youngDir, name))
+	r, err := openRun(dst)
 	if err != nil {
 		return res, err
 	}
@@ -234,7 +234,7 @@ func (d *DB) addYoung(ctx context.Context, tx *sql.Tx, ms mergeSource, name stri
 	if err := notContained(ctx, tx, r.ledger); err != nil {
 		return res, err
 	}
-	if err := recordYoung(ctx, tx, ms, name, r); err != nil {
+	if err := recordYoung(ctx, tx, ms, filepath.Base(dst), r); err != nil {
 		return res, err
 	}
 	if err := tx.Commit(); err != nil {
