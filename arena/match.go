@@ -247,12 +247,26 @@ func (r *Result) parallel(ctx context.Context, newA, newB Factory, cfg Config, w
 			}
 		}()
 	}
-	pending := map[int]*Game{}
+	err := r.dispatch(cfg, next, done)
+	close(next)
+	wg.Wait()
+	if err == nil {
+		err = ctx.Err()
+	}
+	return err
+}
+
+// dispatch sends the game indices on next and records the games coming
+// back on done in index order. It stops sending once the SPRT decides or
+// a game fails, and returns when every game sent is back, with the first
+// game's error.
+func (r *Result) dispatch(cfg Config, next chan<- int, done <-chan played) error {
+	pending := map[int]*Game{} // finished games waiting for an earlier one
 	sent, recorded, running := 0, 0, 0
 	var firstErr error
 	stop := false
 	for sent < cfg.Games && !stop || running > 0 {
-		var send chan int
+		var send chan<- int // nil (never ready) once nothing more is to be sent
 		if sent < cfg.Games && !stop && firstErr == nil {
 			send = next
 		}
@@ -281,11 +295,6 @@ func (r *Result) parallel(ctx context.Context, newA, newB Factory, cfg Config, w
 			}
 		}
 	}
-	close(next)
-	wg.Wait()
-	if firstErr == nil {
-		firstErr = ctx.Err()
-	}
 	return firstErr
 }
 
@@ -306,6 +315,39 @@ func playFresh(ctx context.Context, newA, newB Factory, cfg Config, i int) (*Gam
 
 // playGame plays game i. It returns an error only when ctx is done.
 func playGame(ctx context.Context, a, b Agent, cfg Config, i int) (*Game, error) {
+	g, board := startGame(cfg, i)
+	black, white := a, b
+	if !g.ABlack {
+		black, white = b, a
+	}
+	g.Black, g.White = black.Name(), white.Name()
+	seat := func(c gomoku.Player) Agent {
+		if c == gomoku.Black {
+			return black
+		}
+		return white
+	}
+	for _, c := range [2]gomoku.Player{gomoku.Black, gomoku.White} {
+		if err := seat(c).NewGame(cfg.Rule); err != nil {
+			return forfeit(g, c, "error: new game: "+err.Error()), nil
+		}
+	}
+	for !board.Over() {
+		lost, err := playTurn(ctx, g, board, seat(board.ToMove()), cfg.Turn)
+		if err != nil {
+			return nil, err
+		}
+		if lost {
+			return g, nil
+		}
+	}
+	g.end(board)
+	return g, nil
+}
+
+// startGame sets up game i: its colours (A is Black in even games), its
+// opening (each opening serves a pair of games) and the board after it.
+func startGame(cfg Config, i int) (*Game, *gomoku.Board) {
 	g := &Game{Index: i, Opening: -1, ABlack: i%2 == 0}
 	opening := Opening{Moves: []gomoku.Point{gomoku.Center}}
 	if len(cfg.Openings) > 0 {
@@ -315,41 +357,37 @@ func playGame(ctx context.Context, a, b Agent, cfg Config, i int) (*Game, error)
 	board, _ := opening.Board(cfg.options()) // checked by Match
 	g.Moves = append(g.Moves, board.History()...)
 	g.Book = len(g.Moves)
-	black, white := a, b
-	if !g.ABlack {
-		black, white = b, a
+	return g, board
+}
+
+// playTurn asks ag, the side to move, for a move and plays it. It reports
+// whether ag lost the game by forfeit (late, an error or an illegal move;
+// g then says so), and returns an error only when ctx is done.
+func playTurn(ctx context.Context, g *Game, board *gomoku.Board, ag Agent, turn time.Duration) (lost bool, err error) {
+	side := board.ToMove()
+	p, d, err := timedMove(ctx, ag, board, turn)
+	if ctx.Err() != nil {
+		return false, ctx.Err()
 	}
-	g.Black, g.White = black.Name(), white.Name()
-	agentOf := func(c gomoku.Player) Agent {
-		if (c == gomoku.Black) == g.ABlack {
-			return a
-		}
-		return b
+	g.Times = append(g.Times, d)
+	switch {
+	case turn > 0 && d > turn: // before err: a late agent's error is its deadline's
+		forfeit(g, side, fmt.Sprintf("time: %v over the %v turn limit", d-turn, turn))
+		return true, nil
+	case err != nil:
+		forfeit(g, side, "error: "+err.Error())
+		return true, nil
 	}
-	for _, c := range [2]gomoku.Player{gomoku.Black, gomoku.White} {
-		ag := agentOf(c)
-		if err := ag.NewGame(cfg.Rule); err != nil {
-			return forfeit(g, c, "error: new game: "+err.Error()), nil
-		}
+	if err := board.Play(p); err != nil {
+		forfeit(g, side, fmt.Sprintf("illegal move %v: %v", p, err))
+		return true, nil
 	}
-	for !board.Over() {
-		side := board.ToMove()
-		p, d, err := timedMove(ctx, agentOf(side), board, cfg.Turn)
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		g.Times = append(g.Times, d)
-		switch {
-		case cfg.Turn > 0 && d > cfg.Turn: // before err: a late agent's error is its deadline's
-			return forfeit(g, side, fmt.Sprintf("time: %v over the %v turn limit", d-cfg.Turn, cfg.Turn)), nil
-		case err != nil:
-			return forfeit(g, side, "error: "+err.Error()), nil
-		}
-		if err := board.Play(p); err != nil {
-			return forfeit(g, side, fmt.Sprintf("illegal move %v: %v", p, err)), nil
-		}
-		g.Moves = append(g.Moves, p)
-	}
+	g.Moves = append(g.Moves, p)
+	return false, nil
+}
+
+// end records how a game played to its end finished on the board.
+func (g *Game) end(board *gomoku.Board) {
 	g.Winner = board.Winner()
 	g.WinLine = board.WinLine()
 	switch {
@@ -360,7 +398,6 @@ func playGame(ctx context.Context, a, b Agent, cfg Config, i int) (*Game, error)
 	default:
 		g.Reason = "ply limit"
 	}
-	return g, nil
 }
 
 // timedMove asks ag for a move on a copy of board, so that a misbehaving

@@ -171,7 +171,8 @@ func (b *builder) build(k uint16) Shape {
 }
 
 // classify derives the shape of a stone at the centre of (own, blocked)
-// from the definitions; own includes the centre.
+// from the definitions; own includes the centre. It runs while the tables
+// are built, not in play.
 func (b *builder) classify(own, blocked uint32) (s Shape, gain, def uint16) {
 	const all = 1<<gomoku.WindowBits - 1
 	free := all &^ (own | blocked)
@@ -182,16 +183,33 @@ func (b *builder) classify(own, blocked uint32) (s Shape, gain, def uint16) {
 		return Overline, 0, 0
 	}
 	if fp := b.fivePoints(own, free); fp != 0 {
-		s = Four
-		if bits.OnesCount32(fp) >= 2 {
-			s = DoubleFour
-			lo, n := runStart(own, radius)
-			if n == 4 && lo >= 1 && lo+4 < gomoku.WindowBits && fp == 1<<(lo-1)|1<<(lo+4) {
-				s = StraightFour
-			}
-		}
+		s = fourShape(own, fp)
 		return s, uint16(fp), b.defence(own, blocked, free, s)
 	}
+	if s, gain = b.lesserShape(own, blocked, free); s == None {
+		return None, 0, 0
+	}
+	return s, gain, b.defence(own, blocked, free, s)
+}
+
+// fourShape names a four by its five-points fp: two of them make a double
+// four, a straight four when they close an unbroken run of four.
+func fourShape(own, fp uint32) Shape {
+	if bits.OnesCount32(fp) < 2 {
+		return Four
+	}
+	lo, n := runStart(own, radius)
+	if n == 4 && lo >= 1 && lo+4 < gomoku.WindowBits && fp == 1<<(lo-1)|1<<(lo+4) {
+		return StraightFour
+	}
+	return DoubleFour
+}
+
+// lesserShape names a shape without a five-point by the strongest class
+// one more own stone reaches, and returns the cells that reach it (the
+// gain): a three makes a straight or double four (an open three when its
+// stones are one unbroken run), a closed three a four, a two a three.
+func (b *builder) lesserShape(own, blocked, free uint32) (Shape, uint16) {
 	var threePts, fourPts, twoPts uint32
 	for f := free; f != 0; f &= f - 1 {
 		e := uint32(bits.TrailingZeros32(f))
@@ -206,18 +224,16 @@ func (b *builder) classify(own, blocked uint32) (s Shape, gain, def uint16) {
 	}
 	switch {
 	case threePts != 0:
-		s, gain = BrokenThree, uint16(threePts)
 		if _, n := runStart(own, radius); n == 3 {
-			s = OpenThree
+			return OpenThree, uint16(threePts)
 		}
+		return BrokenThree, uint16(threePts)
 	case fourPts != 0:
-		s, gain = ClosedThree, uint16(fourPts)
+		return ClosedThree, uint16(fourPts)
 	case twoPts != 0:
-		s, gain = Two, uint16(twoPts)
-	default:
-		return None, 0, 0
+		return Two, uint16(twoPts)
 	}
-	return s, gain, b.defence(own, blocked, free, s)
+	return None, 0
 }
 
 // fivePoints are the free cells where one more stone makes a five (under

@@ -214,7 +214,18 @@ func (s *Searcher) Search(pos *patterns.Position, lim Limits) (Result, error) {
 }
 
 // decided settles the root by rule or by a threat search when it can.
+// It runs once per search, at the root.
 func (s *Searcher) decided() (Result, bool) {
+	if r, ok := s.byRule(); ok {
+		return r, true
+	}
+	return s.byThreats()
+}
+
+// byRule settles the root when a rule decides the move: the first stone
+// in the centre, a five to make, the opponent's four to block (a loss if
+// it has two five-points), an open four to make.
+func (s *Searcher) byRule() (Result, bool) {
 	p, b := s.pos, s.pos.Board()
 	me := b.ToMove()
 	opp := me.Other()
@@ -235,14 +246,15 @@ func (s *Searcher) decided() (Result, bool) {
 		q := p.Set(patterns.MakesWin, me).First()
 		return Result{Move: q, Score: Mate - 3, PV: s.openFourLine(q), Reason: "makes an open four"}, true
 	}
-	vcfNodes, vctNodes := s.cfg.RootVCF, s.cfg.RootVCT
-	if s.lim.Nodes > 0 { // keep node-limited searches within their budget
-		vcfNodes, vctNodes = min(vcfNodes, int(s.lim.Nodes/4)), min(vctNodes, int(s.lim.Nodes/4))
-	}
-	if s.timed { // and timed ones within a quarter of their time (VCF cannot be stopped)
-		n := int(max(time.Until(s.lim.Deadline).Milliseconds(), 1)) * threatNodesPerMS / 4
-		vcfNodes, vctNodes = min(vcfNodes, n), min(vctNodes, n)
-	}
+	return Result{}, false
+}
+
+// byThreats settles the root when the side to move wins by continuous
+// fours (VCF) or, failing that, by continuous threats (VCT), each within
+// its node budget (see threatBudgets).
+func (s *Searcher) byThreats() (Result, bool) {
+	p, me := s.pos, s.pos.Board().ToMove()
+	vcfNodes, vctNodes := s.threatBudgets()
 	if vcfNodes > 0 && !p.Set(patterns.MakesFour, me).Empty() {
 		line, ok, n := patterns.VCF(p, me, patterns.Limits{MaxNodes: vcfNodes, MaxDepth: 30, Table: s.vcf})
 		s.nodes += int64(n)
@@ -260,6 +272,20 @@ func (s *Searcher) decided() (Result, bool) {
 		}
 	}
 	return Result{}, false
+}
+
+// threatBudgets are the root's VCF and VCT node budgets: the configured
+// ones, cut to a quarter of a node limit and of the time left.
+func (s *Searcher) threatBudgets() (vcfNodes, vctNodes int) {
+	vcfNodes, vctNodes = s.cfg.RootVCF, s.cfg.RootVCT
+	if s.lim.Nodes > 0 { // keep node-limited searches within their budget
+		vcfNodes, vctNodes = min(vcfNodes, int(s.lim.Nodes/4)), min(vctNodes, int(s.lim.Nodes/4))
+	}
+	if s.timed { // and timed ones within a quarter of their time (VCF cannot be stopped)
+		n := int(max(time.Until(s.lim.Deadline).Milliseconds(), 1)) * threatNodesPerMS / 4
+		vcfNodes, vctNodes = min(vcfNodes, n), min(vctNodes, n)
+	}
+	return vcfNodes, vctNodes
 }
 
 // openFourLine is the line after q, a move that leaves two five-points:

@@ -159,16 +159,7 @@ func open(path string, want *Config, mode openMode) (*DB, error) {
 }
 
 func openAbs(abs string, want *Config, mode openMode) (d *DB, err error) {
-	_, _, err = inspect(abs, mode, want)
-	if isReadOnlyErr(err) && mode == modeReadOnly {
-		// A writer died in a transaction and left its journal, which only
-		// a writer can roll back: do so if none is running.
-		if rerr := recoverJournal(abs); rerr != nil {
-			return nil, fmt.Errorf("%w (a crashed job left a journal to roll back: %v)", err, rerr)
-		}
-		_, _, err = inspect(abs, mode, want)
-	}
-	if err != nil {
+	if err := inspectRecovering(abs, mode, want); err != nil {
 		return nil, err
 	}
 	d = &DB{path: abs, youngDir: abs + ".young", readOnly: mode == modeReadOnly}
@@ -189,9 +180,36 @@ func openAbs(abs string, want *Config, mode openMode) (d *DB, err error) {
 	if err != nil {
 		return nil, err
 	}
-	d.db, err = sql.Open(driverName, dsn(abs, d.readOnly))
-	if err != nil {
+	if err := d.connect(create, h, want); err != nil {
 		return nil, err
+	}
+	return d, nil
+}
+
+// inspectRecovering inspects abs before any lock is taken, so that a
+// refused file is refused early. A writer that died in a transaction left
+// its journal, which only a writer can roll back: a read-only inspect
+// meets it as "readonly database", so roll it back (if no writer is
+// running) and inspect again.
+func inspectRecovering(abs string, mode openMode, want *Config) error {
+	_, _, err := inspect(abs, mode, want)
+	if isReadOnlyErr(err) && mode == modeReadOnly {
+		if rerr := recoverJournal(abs); rerr != nil {
+			return fmt.Errorf("%w (a crashed job left a journal to roll back: %v)", err, rerr)
+		}
+		_, _, err = inspect(abs, mode, want)
+	}
+	return err
+}
+
+// connect opens d's SQL connection and brings the file to the current
+// schema: created (create) or migrated from h's schema, and a writer's
+// young directory cleaned. It closes the connection on error.
+func (d *DB) connect(create bool, h header, want *Config) error {
+	var err error
+	d.db, err = sql.Open(driverName, dsn(d.path, d.readOnly))
+	if err != nil {
+		return err
 	}
 	if !d.readOnly {
 		// One connection: statements of one operation never wait for each
@@ -210,10 +228,10 @@ func openAbs(abs string, want *Config, mode openMode) (d *DB, err error) {
 		err = d.cleanYoung(ctx)
 	}
 	if err != nil {
-		return nil, errors.Join(err, d.db.Close())
+		return errors.Join(err, d.db.Close())
 	}
 	d.cfg, d.id = h.cfg, h.id
-	return d, nil
+	return nil
 }
 
 // inspect decides whether abs must be created and otherwise reads its header

@@ -102,15 +102,33 @@ func (d *DB) prune(ctx context.Context, c PruneConfig) (res PruneResult, err err
 		return res, err
 	}
 	defer tx.Rollback()
-	runs, err := listYoung(ctx, tx)
+	runs, expired, err := dueRuns(ctx, tx, c)
 	if err != nil {
 		return res, err
 	}
+	res.Runs, res.YoungRuns = len(expired), len(runs)-len(expired)
+	// A lowered or raised threshold is recorded even with nothing due.
+	if len(expired) > 0 || c.MinGames != d.minGames {
+		if err := d.commitPrune(ctx, tx, c, expired, &res); err != nil {
+			return res, err
+		}
+	}
+	res.Mature = d.idx.mature
+	res.Young = int64(d.idx.len()) - d.idx.mature
+	return res, nil
+}
+
+// dueRuns lists the young runs and those of them that expire now: merged
+// at least c.Age games ago, once c.Batch of them are due.
+func dueRuns(ctx context.Context, tx *sql.Tx, c PruneConfig) (runs, expired []youngRun, err error) {
+	runs, err = listYoung(ctx, tx)
+	if err != nil {
+		return nil, nil, err
+	}
 	var games int64
 	if err := tx.QueryRowContext(ctx, "SELECT games FROM totals WHERE id = 1").Scan(&games); err != nil {
-		return res, err
+		return nil, nil, err
 	}
-	var expired []youngRun
 	for _, r := range runs {
 		if games-r.born >= c.Age {
 			expired = append(expired, r)
@@ -119,57 +137,48 @@ func (d *DB) prune(ctx context.Context, c PruneConfig) (res PruneResult, err err
 	if len(expired) < c.Batch {
 		expired = nil
 	}
-	res.Runs, res.YoungRuns = len(expired), len(runs)-len(expired)
-	if len(expired) > 0 || c.MinGames != d.minGames {
-		up := newUpserter(ctx, tx)
-		next, err := d.expire(ctx, expired, c.MinGames, up, &res)
-		if err != nil {
-			return res, err
-		}
-		for _, r := range expired {
-			if _, err := tx.ExecContext(ctx, "DELETE FROM young_runs WHERE name = ?", r.name); err != nil {
-				return res, err
-			}
-		}
-		if err := up.flush(); err != nil {
-			return res, err
-		}
-		if err := putMeta(ctx, tx, map[string]string{metaPruneMin: strconv.FormatInt(c.MinGames, 10)}); err != nil {
-			return res, err
-		}
-		if err := touch(ctx, tx); err != nil {
-			return res, err
-		}
-		if err := tx.Commit(); err != nil {
-			return res, err
-		}
-		d.spare = d.idx.s
-		*d.idx = next
-		d.minGames = c.MinGames
-		for _, r := range expired {
-			os.Remove(filepath.Join(d.youngDir, r.name)) // a leftover is removed at the next open
-		}
-	}
-	res.Mature = d.idx.mature
-	res.Young = int64(d.idx.len()) - d.idx.mature
-	return res, nil
+	return runs, expired, nil
 }
 
-// expire reads the expired young runs together (a k-way merge): rows of
-// promoted positions (and of positions that reach minGames, after the
-// threshold was lowered) go to the moves table, once per position; the
-// others are dropped and leave the index. It returns the updated index.
-func (d *DB) expire(ctx context.Context, runs []youngRun, minGames int64, up *upserter, res *PruneResult) (idIndex, error) {
-	var srcs []source
-	for _, run := range runs {
-		r, err := openRun(filepath.Join(d.youngDir, run.name))
-		if err != nil {
-			return idIndex{}, fmt.Errorf("young run %s: %w", run.name, err)
-		}
-		defer r.close()
-		srcs = append(srcs, &runSource{r: r})
+// commitPrune expires the runs, records c.MinGames and commits tx; only
+// then do the index and the threshold change and the runs' files go.
+func (d *DB) commitPrune(ctx context.Context, tx *sql.Tx, c PruneConfig, expired []youngRun, res *PruneResult) error {
+	up := newUpserter(ctx, tx)
+	next, err := d.expire(ctx, expired, c.MinGames, up, res)
+	if err != nil {
+		return err
 	}
-	m, err := newMerger(srcs, -1)
+	for _, r := range expired {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM young_runs WHERE name = ?", r.name); err != nil {
+			return err
+		}
+	}
+	if err := up.flush(); err != nil {
+		return err
+	}
+	if err := putMeta(ctx, tx, map[string]string{metaPruneMin: strconv.FormatInt(c.MinGames, 10)}); err != nil {
+		return err
+	}
+	if err := touch(ctx, tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	d.spare = d.idx.s
+	*d.idx = next
+	d.minGames = c.MinGames
+	for _, r := range expired {
+		os.Remove(filepath.Join(d.youngDir, r.name)) // a leftover is removed at the next open
+	}
+	return nil
+}
+
+// expire reads the expired young runs together (a k-way merge) and settles
+// each position (see settle). It returns the updated index.
+func (d *DB) expire(ctx context.Context, runs []youngRun, minGames int64, up *upserter, res *PruneResult) (idIndex, error) {
+	m, done, err := d.mergeRuns(runs)
+	defer done()
 	if err != nil {
 		return idIndex{}, err
 	}
@@ -188,30 +197,61 @@ func (d *DB) expire(ctx context.Context, runs []youngRun, minGames int64, up *up
 			next, _ := c.done()
 			return next, nil
 		}
-		v := c.take(p.id)
-		if v != promoted && v >= minGames {
-			v = promoted
+		if err := settle(c, p, minGames, up, res); err != nil {
+			return idIndex{}, err
 		}
-		if v == promoted {
-			c.put(p.id, v)
-			res.Updated += int64(len(p.moves))
-			if err := up.position(&p.position); err != nil {
-				return idIndex{}, err
-			}
-			continue
+	}
+}
+
+// mergeRuns opens the young runs for one k-way merge. done closes those
+// opened, also on error.
+func (d *DB) mergeRuns(runs []youngRun) (m *merger, done func(), err error) {
+	var rs []*runReader
+	done = func() {
+		for _, r := range rs {
+			r.close()
 		}
-		c.put(p.id, max(v-p.games(), 0))
-		res.Positions++
-		res.Moves += int64(len(p.moves))
-		for _, mv := range p.moves {
-			if mv.bl {
-				res.Blacklisted++
-				if err := up.blacklist(p.id, mv); err != nil {
-					return idIndex{}, err
-				}
+	}
+	var srcs []source
+	for _, run := range runs {
+		r, err := openRun(filepath.Join(d.youngDir, run.name))
+		if err != nil {
+			return nil, done, fmt.Errorf("young run %s: %w", run.name, err)
+		}
+		rs = append(rs, r)
+		srcs = append(srcs, &runSource{r: r})
+	}
+	m, err = newMerger(srcs, -1)
+	return m, done, err
+}
+
+// settle decides one position of the expired runs. Rows of a promoted
+// position (or of one that reaches minGames, after the threshold was
+// lowered) go to the moves table, once per position; the others are
+// dropped, keeping their blacklisted moves, and leave the index. Guarded
+// by BenchmarkPrune.
+func settle(c *idCursor, p *merged, minGames int64, up *upserter, res *PruneResult) error {
+	v := c.take(p.id)
+	if v != promoted && v >= minGames {
+		v = promoted
+	}
+	if v == promoted {
+		c.put(p.id, v)
+		res.Updated += int64(len(p.moves))
+		return up.position(&p.position)
+	}
+	c.put(p.id, max(v-p.games(), 0))
+	res.Positions++
+	res.Moves += int64(len(p.moves))
+	for _, mv := range p.moves {
+		if mv.bl {
+			res.Blacklisted++
+			if err := up.blacklist(p.id, mv); err != nil {
+				return err
 			}
 		}
 	}
+	return nil
 }
 
 // upserter adds promoted rows to the moves table and dropped positions'
@@ -342,39 +382,7 @@ func (d *DB) conclude(ctx context.Context, c ConcludeConfig) (int64, error) {
 	if err := d.index(ctx); err != nil {
 		return 0, err
 	}
-	var bad []flagged
-	err := func() error {
-		s, err := d.snapshot(ctx)
-		if err != nil {
-			return err
-		}
-		defer s.close()
-		// A move with MinGames games has a promoted position, unless the
-		// prune threshold is above MinGames: then read everything.
-		var keep func() func(int64) bool
-		if d.minGames <= c.MinGames {
-			keep = d.idx.promotedFilter
-		}
-		m, done, err := s.filtered(ctx, true, keep)
-		defer done()
-		if err != nil {
-			return err
-		}
-		return m.each(func(p *merged) error {
-			best, any := 0.0, false
-			for _, r := range p.moves {
-				if r.games >= c.MinGames && (!any || r.mean() > best) {
-					best, any = r.mean(), true
-				}
-			}
-			for _, r := range p.moves {
-				if any && r.games >= c.MinGames && !r.bl && r.mean() < best-c.Margin && r.mean() < c.MaxMean {
-					bad = append(bad, flagged{p.id, string(p.text()), r.m})
-				}
-			}
-			return nil
-		})
-	}()
+	bad, err := d.findBad(ctx, c)
 	if err != nil || len(bad) == 0 {
 		return 0, err
 	}
@@ -390,9 +398,59 @@ func (d *DB) conclude(ctx context.Context, c ConcludeConfig) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	// The flagged positions now have rows in the moves table: promoted
-	// (they have at least MinGames games; below the threshold, too, their
-	// rows are kept from now on).
+	d.promoteFlagged(bad)
+	return int64(len(bad)), nil
+}
+
+// findBad reads the database through once, in a snapshot, and returns the
+// moves to blacklist (see flags).
+func (d *DB) findBad(ctx context.Context, c ConcludeConfig) ([]flagged, error) {
+	s, err := d.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	// A move with MinGames games has a promoted position, unless the
+	// prune threshold is above MinGames: then read everything.
+	var keep func() func(int64) bool
+	if d.minGames <= c.MinGames {
+		keep = d.idx.promotedFilter
+	}
+	m, done, err := s.filtered(ctx, true, keep)
+	defer done()
+	if err != nil {
+		return nil, err
+	}
+	var bad []flagged
+	err = m.each(func(p *merged) error {
+		bad = flags(bad, p, c)
+		return nil
+	})
+	return bad, err
+}
+
+// flags appends to bad the moves of p that Conclude blacklists: not yet
+// blacklisted, with c.MinGames games, a mean below c.MaxMean and more than
+// c.Margin below the best mean of the moves with c.MinGames games.
+func flags(bad []flagged, p *merged, c ConcludeConfig) []flagged {
+	best, any := 0.0, false
+	for _, r := range p.moves {
+		if r.games >= c.MinGames && (!any || r.mean() > best) {
+			best, any = r.mean(), true
+		}
+	}
+	for _, r := range p.moves {
+		if any && r.games >= c.MinGames && !r.bl && r.mean() < best-c.Margin && r.mean() < c.MaxMean {
+			bad = append(bad, flagged{p.id, string(p.text()), r.m})
+		}
+	}
+	return bad
+}
+
+// promoteFlagged marks the flagged positions promoted in the index: they
+// now have rows in the moves table (they have at least MinGames games;
+// below the threshold, too, their rows are kept from now on).
+func (d *DB) promoteFlagged(bad []flagged) {
 	slices.SortFunc(bad, func(a, b flagged) int { return cmpInt(a.id, b.id) })
 	cur := d.idx.cursor(d.spare)
 	for _, f := range bad {
@@ -401,7 +459,6 @@ func (d *DB) conclude(ctx context.Context, c ConcludeConfig) (int64, error) {
 	}
 	next, old := cur.done()
 	*d.idx, d.spare = next, old
-	return int64(len(bad)), nil
 }
 
 // Checkpoint copies a WAL (left by a schema-2 database, which used one)

@@ -156,82 +156,127 @@ const (
 	totalsAdd  = "UPDATE totals SET games = games + ?, black_wins = black_wins + ?, white_wins = white_wins + ?, draws = draws + ? WHERE id = 1"
 )
 
-// commitMerge checks the ledger, places the source as a young run, reads
-// it through once (checksum, order, counts) into the index, and records
-// everything in one transaction.
-func (d *DB) commitMerge(ctx context.Context, ms mergeSource) (res MergeResult, err error) {
-	res.ShardID = ms.id
+// commitMerge checks the ledger, places the source as a young run and
+// adds it, in one transaction. A run placed and not committed is removed.
+func (d *DB) commitMerge(ctx context.Context, ms mergeSource) (MergeResult, error) {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
-		return res, err
+		return MergeResult{ShardID: ms.id}, err
 	}
 	defer tx.Rollback()
-	var seal string
-	switch err := tx.QueryRowContext(ctx, ledgerSeal, ms.id).Scan(&seal); {
-	case err == nil:
-		mine := ms.seal
-		if mine == "" {
-			if mine, err = ms.verify(); err != nil {
-				return res, err
-			}
-		}
-		if seal == mine {
-			return MergeResult{ShardID: ms.id, AlreadyMerged: true}, nil
-		}
-		return res, fmt.Errorf("%w: %s was merged here before in another state (%s, now %s): it has changed since (grown or pruned), and its new games cannot be told apart from those already merged; merge the shards it took in since instead",
-			ErrOverlap, ms.id, seal, mine)
-	case !errors.Is(err, sql.ErrNoRows):
-		return res, err
-	}
-	var games int64
-	if err := tx.QueryRowContext(ctx, "SELECT games FROM totals WHERE id = 1").Scan(&games); err != nil {
-		return res, err
+	switch again, err := mergedBefore(ctx, tx, ms); {
+	case err != nil:
+		return MergeResult{ShardID: ms.id}, err
+	case again:
+		return MergeResult{ShardID: ms.id, AlreadyMerged: true}, nil
 	}
 	if err := os.MkdirAll(d.youngDir, 0o755); err != nil {
-		return res, err
+		return MergeResult{ShardID: ms.id}, err
 	}
 	name := youngName("young", newID())
 	dst := filepath.Join(d.youngDir, name)
 	if err := ms.place(dst); err != nil {
 		os.Remove(dst)
-		return res, err
+		return MergeResult{ShardID: ms.id}, err
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			os.Remove(dst)
+	res, err := d.addYoung(ctx, tx, ms, dst)
+	if err != nil {
+		os.Remove(dst)
+		return MergeResult{ShardID: ms.id}, err
+	}
+	return res, nil
+}
+
+// mergedBefore reports whether the source is in the ledger with the seal
+// it has now: merging it again changes nothing. In the ledger with another
+// seal, it is ErrOverlap. A run's seal is read here only when the ledger
+// has its id, as reading it costs a pass over the file.
+func mergedBefore(ctx context.Context, tx *sql.Tx, ms mergeSource) (bool, error) {
+	var seal string
+	switch err := tx.QueryRowContext(ctx, ledgerSeal, ms.id).Scan(&seal); {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	mine := ms.seal
+	if mine == "" {
+		var err error
+		if mine, err = ms.verify(); err != nil {
+			return false, err
 		}
-	}()
+	}
+	if seal == mine {
+		return true, nil
+	}
+	return false, fmt.Errorf("%w: %s was merged here before in another state (%s, now %s): it has changed since (grown or pruned), and its new games cannot be told apart from those already merged; merge the shards it took in since instead",
+		ErrOverlap, ms.id, seal, mine)
+}
+
+// addYoung reads the young run just placed at dst through once
+// (checksum, order, counts) into the next index, records the merge and
+// commits tx; only then does the index change.
+func (d *DB) addYoung(ctx context.Context, tx *sql.Tx, ms mergeSource, dst string) (MergeResult, error) {
+	res := MergeResult{ShardID: ms.id}
 	r, err := openRun(dst)
 	if err != nil {
 		return res, err
 	}
 	defer r.close()
 	r.skipKeys = true // the checksum covers them; counting needs ids only
-	next, promotedN, err := d.count(ctx, d.idx, d.spare, r)
+	next, nPromoted, err := d.count(ctx, d.idx, d.spare, r)
 	if err != nil {
 		return res, err
 	}
-	res.Promoted = promotedN
 	if ms.seal == "" {
 		ms.seal = r.seal()
 	}
-	for _, e := range r.ledger {
+	if err := notContained(ctx, tx, r.ledger); err != nil {
+		return res, err
+	}
+	if err := recordYoung(ctx, tx, ms, filepath.Base(dst), r); err != nil {
+		return res, err
+	}
+	if err := tx.Commit(); err != nil {
+		return res, err
+	}
+	d.spare = d.idx.s
+	*d.idx = next
+	res.Games, res.Moves, res.Positions = r.foot.totals.games, r.foot.rows, r.foot.positions
+	res.Promoted = nPromoted
+	return res, nil
+}
+
+// notContained refuses a source that contains a shard already merged
+// here (ErrOverlap): its games cannot be told apart from those merged.
+func notContained(ctx context.Context, tx *sql.Tx, ledger []ledgerEntry) error {
+	for _, e := range ledger {
 		var s string
 		switch err := tx.QueryRowContext(ctx, ledgerSeal, e.id).Scan(&s); {
 		case err == nil:
-			return res, fmt.Errorf("%w: the source contains shard %s, which is already merged here", ErrOverlap, e.id)
+			return fmt.Errorf("%w: the source contains shard %s, which is already merged here", ErrOverlap, e.id)
 		case !errors.Is(err, sql.ErrNoRows):
-			return res, err
+			return err
 		}
 	}
-	t := r.foot.totals
-	res.Games, res.Moves, res.Positions = t.games, r.foot.rows, r.foot.positions
+	return nil
+}
+
+// recordYoung writes what a merge adds besides the run file: the run in
+// young_runs (born at the game count it brings the database to), its
+// games in the totals, and the source with the shards it contains in the
+// ledger.
+func recordYoung(ctx context.Context, tx *sql.Tx, ms mergeSource, name string, r *runReader) error {
+	var games int64
+	if err := tx.QueryRowContext(ctx, "SELECT games FROM totals WHERE id = 1").Scan(&games); err != nil {
+		return err
+	}
+	t, foot := r.foot.totals, r.foot
 	stmts := []struct {
 		q    string
 		args []any
 	}{
-		{youngAdd, []any{name, games + t.games, t.games, res.Positions, res.Moves, r.size}},
+		{youngAdd, []any{name, games + t.games, t.games, foot.positions, foot.rows, r.size}},
 		{totalsAdd, []any{t.games, t.black, t.white, t.draws}},
 		{ledgerAdd, []any{ms.id, ms.path, t.games, now(), "", ms.seal}},
 	}
@@ -243,19 +288,10 @@ func (d *DB) commitMerge(ctx context.Context, ms mergeSource) (res MergeResult, 
 	}
 	for _, st := range stmts {
 		if _, err := tx.ExecContext(ctx, st.q, st.args...); err != nil {
-			return res, err
+			return err
 		}
 	}
-	if err := touch(ctx, tx); err != nil {
-		return res, err
-	}
-	if err := tx.Commit(); err != nil {
-		return res, err
-	}
-	committed = true
-	d.spare = d.idx.s
-	*d.idx = next
-	return res, nil
+	return touch(ctx, tx)
 }
 
 // linkOrCopy makes dst a copy of the sealed run src: a hard link when both

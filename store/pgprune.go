@@ -43,7 +43,7 @@ func (p *PG) Prune(ctx context.Context, c PruneConfig) (PruneResult, error) {
 	var res PruneResult
 	err := p.pgMaintenance(ctx, func(tx pgx.Tx) error {
 		res = PruneResult{}
-		due, left, err := dueRuns(ctx, tx, c)
+		due, left, err := pgDueRuns(ctx, tx, c)
 		if err != nil {
 			return err
 		}
@@ -62,9 +62,9 @@ func (p *PG) Prune(ctx context.Context, c PruneConfig) (PruneResult, error) {
 	return res, p.wrap("prune", err)
 }
 
-// dueRuns lists the young runs old enough to expire (none if fewer than
+// pgDueRuns lists the young runs old enough to expire (none if fewer than
 // c.Batch) and counts the runs left.
-func dueRuns(ctx context.Context, tx pgx.Tx, c PruneConfig) (due []int64, left int, err error) {
+func pgDueRuns(ctx context.Context, tx pgx.Tx, c PruneConfig) (due []int64, left int, err error) {
 	rows, err := tx.Query(ctx, `SELECT run, (SELECT games FROM totals WHERE id = 1) - born >= $1 FROM young_runs ORDER BY run`, c.Age)
 	if err != nil {
 		return nil, 0, err

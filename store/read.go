@@ -42,6 +42,20 @@ func (d *DB) stats(ctx context.Context) (Stats, error) {
 	}
 	s.Blacklisted = s.PrunedBlack
 	s.YoungRuns = int64(len(snap.runs))
+	if err := countPositions(ctx, snap, &s); err != nil {
+		return s, err
+	}
+	s.FileBytes = fileBytes(d.path)
+	for _, r := range snap.runs {
+		s.FileBytes += r.bytes
+	}
+	return s, nil
+}
+
+// countPositions reads the snapshot's positions through and adds to s
+// their positions, moves, blacklisted moves and those still young (below
+// the prune threshold recorded in meta).
+func countPositions(ctx context.Context, snap *snapshot, s *Stats) error {
 	minGames := int64(DefaultPruneMinGames)
 	var v string
 	if snap.tx.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = ?", metaPruneMin).Scan(&v) == nil {
@@ -52,9 +66,9 @@ func (d *DB) stats(ctx context.Context) (Stats, error) {
 	m, done, err := snap.merger(ctx, true)
 	defer done()
 	if err != nil {
-		return s, err
+		return err
 	}
-	err = m.each(func(p *merged) error {
+	return m.each(func(p *merged) error {
 		s.Positions++
 		s.Moves += int64(len(p.moves))
 		if !p.mature && p.games() < minGames {
@@ -67,14 +81,6 @@ func (d *DB) stats(ctx context.Context) (Stats, error) {
 		}
 		return nil
 	})
-	if err != nil {
-		return s, err
-	}
-	s.FileBytes = fileBytes(d.path)
-	for _, r := range snap.runs {
-		s.FileBytes += r.bytes
-	}
-	return s, nil
 }
 
 // fileBytes is the size of a SQLite file and its WAL.

@@ -174,44 +174,62 @@ func (d *DB) index(ctx context.Context) error {
 	if v, err := strconv.ParseInt(m[metaPruneMin], 10, 64); err == nil && v >= 1 {
 		d.minGames = v
 	}
-	x := &idIndex{}
-	rows, err := d.db.QueryContext(ctx, "SELECT DISTINCT pid FROM moves ORDER BY pid")
+	x, err := matureIndex(ctx, d.db)
 	if err != nil {
-		return classify(err)
+		return err
+	}
+	spare, err := d.countYoung(ctx, x)
+	if err != nil {
+		return err
+	}
+	d.idx, d.spare = x, spare
+	return nil
+}
+
+// matureIndex is the index of the moves table's positions, all promoted.
+func matureIndex(ctx context.Context, q querier) (*idIndex, error) {
+	x := &idIndex{}
+	rows, err := q.QueryContext(ctx, "SELECT DISTINCT pid FROM moves ORDER BY pid")
+	if err != nil {
+		return nil, classify(err)
 	}
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
 			rows.Close()
-			return err
+			return nil, err
 		}
 		x.s = append(x.s, idSlot{id, promoted})
 	}
 	if err := rows.Close(); err != nil {
-		return err
+		return nil, err
 	}
 	x.mature = int64(len(x.s))
+	return x, nil
+}
+
+// countYoung adds the games of every young run to x, in a snapshot, at
+// d.minGames, and returns the spare buffer left over.
+func (d *DB) countYoung(ctx context.Context, x *idIndex) (spare []idSlot, err error) {
 	s, err := d.snapshot(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer s.close()
-	var spare []idSlot
 	for i, f := range s.files {
 		r, err := newRunReader(f, f.Name())
 		if err != nil {
-			return fmt.Errorf("young run %s: %w", s.runs[i].name, err)
+			return nil, fmt.Errorf("young run %s: %w", s.runs[i].name, err)
 		}
 		r.skipKeys = true
 		next, _, err := d.count(ctx, x, spare, r)
 		if err != nil {
-			return fmt.Errorf("young run %s: %w", s.runs[i].name, err)
+			return nil, fmt.Errorf("young run %s: %w", s.runs[i].name, err)
 		}
 		spare = x.s
 		*x = next
 	}
-	d.idx, d.spare = x, spare
-	return nil
+	return spare, nil
 }
 
 // dropIndex forgets the index; the next merge or prune loads it again from

@@ -108,34 +108,11 @@ func searchConfig(arg string) (arena.SearchConfig, error) {
 		model, parts = "", append([]string{""}, parts...)
 	}
 	for _, o := range parts[1:] {
-		k, v, _ := strings.Cut(o, "=")
-		if k == "value" { // a value model file, or none
-			vm, err := loadValue(v)
-			if err != nil {
-				return cfg, err
-			}
-			cfg.Value, valueSet = vm, true
-			continue
+		isValue, err := searchOption(&cfg, o)
+		if err != nil {
+			return cfg, err
 		}
-		n, err := strconv.ParseInt(v, 10, 64)
-		switch {
-		case err != nil || n < 1:
-			return cfg, fmt.Errorf("option %q: want nodes=N, depth=D (N, D >= 1) or value=FILE", o)
-		case k == "nodes":
-			cfg.Nodes = n
-		case k == "depth":
-			cfg.Depth = int(n)
-		case k == "nodevcf": // tuning: VCF nodes at interior nodes (1 = off)
-			cfg.Engine.NodeVCF = int(n - 1)
-		case k == "leafvcf": // tuning: VCF nodes at the horizon (1 = off)
-			cfg.Engine.LeafVCF = int(n - 1)
-		case k == "prior": // tuning: least depth left for the learned prior
-			cfg.PriorDepth = int(n)
-		case k == "valuescale": // tuning: evaluation units of a sure win over ½
-			cfg.ValueScale = float64(n)
-		default:
-			return cfg, fmt.Errorf("unknown option %q (want nodes=N, depth=D or value=FILE)", o)
-		}
+		valueSet = valueSet || isValue
 	}
 	if model != "none" {
 		m, err := loadModel(model)
@@ -152,6 +129,40 @@ func searchConfig(arg string) (arena.SearchConfig, error) {
 		cfg.Name = "search-none"
 	}
 	return cfg, nil
+}
+
+// searchOption applies one option o, "name=value", to cfg and reports
+// whether it was value= (a value model file, or none).
+func searchOption(cfg *arena.SearchConfig, o string) (isValue bool, err error) {
+	k, v, _ := strings.Cut(o, "=")
+	if k == "value" {
+		vm, err := loadValue(v)
+		if err != nil {
+			return true, err
+		}
+		cfg.Value = vm
+		return true, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	switch {
+	case err != nil || n < 1:
+		return false, fmt.Errorf("option %q: want nodes=N, depth=D (N, D >= 1) or value=FILE", o)
+	case k == "nodes":
+		cfg.Nodes = n
+	case k == "depth":
+		cfg.Depth = int(n)
+	case k == "nodevcf": // tuning: VCF nodes at interior nodes (1 = off)
+		cfg.Engine.NodeVCF = int(n - 1)
+	case k == "leafvcf": // tuning: VCF nodes at the horizon (1 = off)
+		cfg.Engine.LeafVCF = int(n - 1)
+	case k == "prior": // tuning: least depth left for the learned prior
+		cfg.PriorDepth = int(n)
+	case k == "valuescale": // tuning: evaluation units of a sure win over ½
+		cfg.ValueScale = float64(n)
+	default:
+		return false, fmt.Errorf("unknown option %q (want nodes=N, depth=D or value=FILE)", o)
+	}
+	return false, nil
 }
 
 // loadValue loads the value model file path, the shipped one when path is
