@@ -38,8 +38,14 @@ type SearchConfig struct {
 const DefaultPriorDepth = 4
 
 // DefaultValueScale is the evaluation units a value estimate of 1 (a sure
-// win) adds over ½: about an open three and a half.
-const DefaultValueScale = 300
+// win) adds over ½: the value model outweighs the hand-set shape counts
+// (an open three is about 30). Tuned by node-limited matches of the shipped
+// models against the 2026-11-21 model (40,000 nodes a move, paired games
+// from generated openings, gen-seed 31): scale 300 scored 60% (53 games),
+// 1,500 80% (50; 3,000 about the same on those), 3,000 72% (129), 6,000
+// 70% (112). The learning loop's teacher keeps its own scale
+// (loop.TeacherValueScale).
+const DefaultValueScale = 3000
 
 // Search plays the alpha-beta engine of package search.
 type Search struct {

@@ -50,6 +50,11 @@ type Gate struct {
 	Elo1     float64 `json:"elo1"`
 }
 
+// TeacherValueScale is the weight of the value model in the teacher's
+// evaluation (see arena.SearchConfig.ValueScale): the shipped models'
+// recipe was run with it, so it stays even where play uses another.
+const TeacherValueScale = 300
+
 // DefaultConfig is the recipe of the shipped model (data/README.md)
 // without its seed.
 func DefaultConfig() Config {
@@ -61,7 +66,7 @@ func DefaultConfig() Config {
 		Rule: gomoku.Freestyle, Radius: 2,
 		Games: 1200, Nodes: 3000, Explore: 6, Margin: 30, Openings: 400,
 		Window: 2, Negatives: 4, Holdout: 0.1,
-		Policy: pf, Value: vf, ValueScale: arena.DefaultValueScale,
+		Policy: pf, Value: vf, ValueScale: TeacherValueScale,
 		Gate:        Gate{MaxGames: 600, MinPairs: 30, Elo0: 0, Elo1: 40},
 		AnchorGames: 200,
 		Workers:     2,
