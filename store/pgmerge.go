@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -83,7 +84,7 @@ func (p *PG) ledger(ctx context.Context, tx pgx.Tx, r *runReader, path string) e
 	if tag.RowsAffected() == 0 {
 		return p.already(ctx, tx, r.h.id, seal)
 	}
-	inner := slices.SortedFunc(slices.Values(r.ledger), func(a, b ledgerEntry) int { return cmpString(a.id, b.id) })
+	inner := slices.SortedFunc(slices.Values(r.ledger), func(a, b ledgerEntry) int { return strings.Compare(a.id, b.id) })
 	for _, e := range inner {
 		tag, err := tx.Exec(ctx, `INSERT INTO merged_shards (shard_id, path, games, seal, via, merged_at)
 			VALUES ($1, '', $2, $3, $4, $5) ON CONFLICT (shard_id) DO NOTHING`, e.id, e.games, e.seal, r.h.id, now())
@@ -95,16 +96,6 @@ func (p *PG) ledger(ctx context.Context, tx pgx.Tx, r *runReader, path string) e
 		}
 	}
 	return nil
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 var errAlready = errors.New("already merged")
