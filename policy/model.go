@@ -167,13 +167,15 @@ func (m *Model) SaveFile(path string) (int64, error) {
 	if err := m.Save(&buf); err != nil {
 		return 0, err
 	}
-	if err := writeAtomic(path, buf.Bytes()); err != nil {
+	if err := WriteFileAtomic(path, buf.Bytes()); err != nil {
 		return 0, fmt.Errorf("save model %s: %w", path, err)
 	}
 	return int64(buf.Len()), nil
 }
 
-func writeAtomic(path string, data []byte) error {
+// WriteFileAtomic writes a model file's bytes to path the way SaveFile
+// does: a temporary file in the same directory, synced, renamed.
+func WriteFileAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 
 	"ocvist/coordinator"
 	"ocvist/loop"
+	"ocvist/policy"
 	"ocvist/store"
 )
 
@@ -53,7 +53,7 @@ func modelCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(*out, m.Bytes); err != nil {
+	if err := policy.WriteFileAtomic(*out, m.Bytes); err != nil {
 		return fmt.Errorf("model: write %s: %w", *out, err)
 	}
 	fmt.Fprintf(stdout, "generation %d %s model: %s, %s, sha256 %s (checked)\n", m.Gen, m.Role, *out, coordinator.HumanBytes(m.Size), m.SHA256)
@@ -121,23 +121,4 @@ func listModels(ctx context.Context, ms store.ModelStore, w io.Writer) error {
 		fmt.Fprintln(w, "no models (train loop stores them as it records generations)")
 	}
 	return nil
-}
-
-// writeAtomic writes data to path through a temporary file in the same
-// directory, synced and renamed, so that path never holds half a model.
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, ".model-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if err = errors.Join(err, tmp.Chmod(0o644), tmp.Sync(), tmp.Close()); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
