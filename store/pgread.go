@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -157,21 +156,6 @@ func (p *PG) Export(ctx context.Context, w io.Writer) error {
 // the server (export CSV, or merge the shards into a SQLite file too).
 func (p *PG) ExportRun(context.Context, string) error {
 	return fmt.Errorf("store: %s: sealed exports are made from SQLite databases only: %w", p.url, ErrInvalidConfig)
-}
-
-// exportRecord fills rec with m's columns of ExportHeader.
-func exportRecord(rec []string, m MoveStat) []string {
-	rec[0] = m.Key
-	rec[1] = strconv.Itoa(int(m.Move.X))
-	rec[2] = strconv.Itoa(int(m.Move.Y))
-	rec[3] = strconv.FormatInt(m.WSum, 10)
-	rec[4] = strconv.FormatInt(m.Games, 10)
-	rec[5] = "0"
-	if m.Blacklisted {
-		rec[5] = "1"
-	}
-	rec[6] = strconv.FormatInt(m.PositionGames, 10)
-	return rec
 }
 
 // Blacklist loads the blacklisted moves: of moves, of the young runs and

@@ -216,17 +216,7 @@ func (d *DB) Export(ctx context.Context, w io.Writer) error {
 	if err == nil {
 		err = d.scan(ctx, func(p *merged) error {
 			return moveStats(&p.position, 0, func(m MoveStat) error {
-				rec[0] = m.Key
-				rec[1] = strconv.Itoa(int(m.Move.X))
-				rec[2] = strconv.Itoa(int(m.Move.Y))
-				rec[3] = strconv.FormatInt(m.WSum, 10)
-				rec[4] = strconv.FormatInt(m.Games, 10)
-				rec[5] = "0"
-				if m.Blacklisted {
-					rec[5] = "1"
-				}
-				rec[6] = strconv.FormatInt(m.PositionGames, 10)
-				return cw.Write(rec)
+				return cw.Write(exportRecord(rec, m))
 			})
 		})
 	}
@@ -306,4 +296,19 @@ func (d *DB) Generations(ctx context.Context) ([]Generation, error) {
 		return nil, fmt.Errorf("store: list generations of %q: %w", d.path, err)
 	}
 	return out, nil
+}
+
+// exportRecord fills rec with m's columns of ExportHeader.
+func exportRecord(rec []string, m MoveStat) []string {
+	rec[0] = m.Key
+	rec[1] = strconv.Itoa(int(m.Move.X))
+	rec[2] = strconv.Itoa(int(m.Move.Y))
+	rec[3] = strconv.FormatInt(m.WSum, 10)
+	rec[4] = strconv.FormatInt(m.Games, 10)
+	rec[5] = "0"
+	if m.Blacklisted {
+		rec[5] = "1"
+	}
+	rec[6] = strconv.FormatInt(m.PositionGames, 10)
+	return rec
 }
