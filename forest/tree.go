@@ -266,7 +266,9 @@ func (b *builder) histogram(f, nb, lo, hi int) {
 }
 
 // scan walks the split points of feature f's histogram and records in best
-// any split better than best. It reports whether it did.
+// any split better than best. It reports whether it did. Hot (once per
+// feature per node of every tree) and kept in one piece: the running sums
+// are its state. Guarded by BenchmarkFit100k.
 func (b *builder) scan(f, nb int, tot []float64, cnt uint64, best *split) bool {
 	k := len(tot)
 	minLeaf := uint64(b.cfg.MinLeaf)

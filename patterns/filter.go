@@ -245,6 +245,8 @@ func (mf *miniForce) refuted(m gomoku.Point) bool {
 }
 
 // survives: the defender to move; does it escape the attacker's threats?
+// Hot (the self-play filter's forcing check) and kept in one piece.
+// Guarded by BenchmarkFilter.
 func (mf *miniForce) survives(depth int) bool {
 	if mf.budget--; mf.budget < 0 {
 		return false

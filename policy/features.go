@@ -109,7 +109,8 @@ func FeaturesOf(set int, dst []float64, pos *patterns.Position, f *patterns.Resu
 // move on pos into dst, which must have NumFeatures elements. f is the
 // filter's result for this position and side (its Level, Attack and the
 // number of Moves are features). It allocates nothing. Guarded by
-// BenchmarkFeatures.
+// BenchmarkFeatures; kept in one piece, hot and the one place where the
+// feature slots are numbered in order (model files depend on it).
 func Features(dst []float64, pos *patterns.Position, f *patterns.Result, q gomoku.Point) {
 	b := pos.Board()
 	me := b.ToMove()

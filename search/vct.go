@@ -54,6 +54,8 @@ func (v *vctSearch) run(pos *patterns.Position, side gomoku.Player, depth, maxNo
 }
 
 // attack: the attacker to move; does it win by threats within depth?
+// Hot (every VCT node) and kept in one piece: the node's hash and the
+// win/fail tables are written on every exit. Guarded by BenchmarkKnownWins.
 func (v *vctSearch) attack(depth int) bool {
 	if v.nodes >= v.maxNodes || (v.stop != nil && v.nodes&255 == 0 && v.stop()) {
 		v.cut = true

@@ -752,6 +752,10 @@ func (r *runReader) next() (*position, error) {
 	return nil, nil
 }
 
+// position decodes the next position record. Hot (every position of every
+// merge, prune, stats and conclude pass) and kept in one piece: the header,
+// the move rows and the order check share the reader's cursor. Guarded by
+// BenchmarkMerge and BenchmarkPrune.
 func (r *runReader) position() (*position, error) {
 	p := &r.pos
 	if err := r.fill(8); err != nil {
