@@ -41,7 +41,6 @@ type job struct {
 	playEnd   time.Time // when the last worker exited
 	mu        sync.Mutex
 	failed    []string
-	young     int // young runs, as the last prune left them
 	// The backlog bound (see admit), kept by the main loop; drained tells
 	// it that a merge has made room.
 	drained   chan struct{}
@@ -502,7 +501,6 @@ func (j *job) prune(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	j.young = res.YoungRuns
 	j.st.positions.Store(res.Mature + res.Young)
 	j.measureDisk()
 	return nil
