@@ -47,8 +47,7 @@ func (o Options) Validate() error {
 type Board struct {
 	cells  [NumCells]Player
 	lines  [2][4][maxLines]uint32 // per player (Black, White), direction, line
-	near   [NumCells]uint8        // stones within the radius of each cell
-	cand   Set                    // empty cells with near > 0
+	stones Set                    // occupied cells
 	hist   [NumCells]Point        // stones in the order they were placed
 	n      int                    // stones on the board
 	counts [3]int                 // stones per player
@@ -171,16 +170,32 @@ func (b *Board) Undo() (Point, error) {
 
 // Candidates appends to dst the empty cells within the radius of any stone,
 // in increasing point order, and returns it.
-func (b *Board) Candidates(dst []Point) []Point { return b.cand.AppendTo(dst) }
+func (b *Board) Candidates(dst []Point) []Point { return b.CandidateSet().AppendTo(dst) }
 
-// CandidateSet returns the candidate cells as a set.
-func (b *Board) CandidateSet() Set { return b.cand }
+// CandidateSet returns the candidate cells as a set: the stones grown by
+// the radius (a few shifts of the bit set), less the stones. It is
+// computed when asked for, so that Put and Undo, which a search calls far
+// more often, do not keep it (BenchmarkPlay, BenchmarkCandidates).
+func (b *Board) CandidateSet() Set { return b.stones.Grow(b.radius).Minus(b.stones) }
 
 // NumCandidates is the size of the candidate set.
-func (b *Board) NumCandidates() int { return b.cand.Len() }
+func (b *Board) NumCandidates() int { return b.CandidateSet().Len() }
 
 // IsCandidate reports whether p is empty and within the radius of a stone.
-func (b *Board) IsCandidate(p Point) bool { return b.cand.Has(p) }
+func (b *Board) IsCandidate(p Point) bool {
+	if !p.Valid() || b.cells[p] != Empty {
+		return false
+	}
+	x, y := p.X(), p.Y()
+	for yy := max(y-b.radius, 0); yy <= min(y+b.radius, Size-1); yy++ {
+		for xx := max(x-b.radius, 0); xx <= min(x+b.radius, Size-1); xx++ {
+			if b.cells[Pt(xx, yy)] != Empty {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 func (b *Board) set(p Point, c Player) {
 	b.cells[p] = c
@@ -191,13 +206,7 @@ func (b *Board) set(p Point, c Player) {
 	b.n++
 	b.counts[c]++
 	b.hash ^= zobrist[c-1][p]
-	b.cand.Remove(p)
-	for _, q := range nearCells[b.radius][p] {
-		b.near[q]++
-		if b.cells[q] == Empty {
-			b.cand.Add(q)
-		}
-	}
+	b.stones.Add(p)
 }
 
 func (b *Board) clear(p Point) {
@@ -209,15 +218,7 @@ func (b *Board) clear(p Point) {
 	b.n--
 	b.counts[c]--
 	b.hash ^= zobrist[c-1][p]
-	for _, q := range nearCells[b.radius][p] {
-		b.near[q]--
-		if b.near[q] == 0 {
-			b.cand.Remove(q)
-		}
-	}
-	if b.near[p] > 0 {
-		b.cand.Add(p)
-	}
+	b.stones.Remove(p)
 }
 
 // checkWin records a win for c if the stone at p completes one.
@@ -264,23 +265,9 @@ func runLen(w uint32) int {
 	return up + down
 }
 
-var (
-	nearCells [MaxRadius + 1][NumCells][]Point
-	zobrist   [2][NumCells]uint64
-)
+var zobrist [2][NumCells]uint64
 
 func init() {
-	for r := 1; r <= MaxRadius; r++ {
-		for p := Point(0); p < NumCells; p++ {
-			for dy := -r; dy <= r; dy++ {
-				for dx := -r; dx <= r; dx++ {
-					if q := Pt(p.X()+dx, p.Y()+dy); q != NoPoint && q != p {
-						nearCells[r][p] = append(nearCells[r][p], q)
-					}
-				}
-			}
-		}
-	}
 	src := splitmix.Source(0x0c715700c715700c) // fixed: hashes are stable across runs
 	for c := range zobrist {
 		for p := range zobrist[c] {

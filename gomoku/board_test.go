@@ -339,3 +339,45 @@ func BenchmarkWindow(b *testing.B) {
 	}
 	_ = sink
 }
+
+// TestGrow compares Set.Grow with the Chebyshev distance, point by point,
+// on random sets that touch the edges and corners.
+func TestGrow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	for i := range 2000 {
+		var s Set
+		for range 1 + rng.IntN(6) {
+			s.Add(Point(rng.IntN(NumCells)))
+		}
+		if i%10 == 0 {
+			s.Add([]Point{0, Size - 1, NumCells - Size, NumCells - 1}[i/10%4])
+		}
+		r := rng.IntN(MaxRadius + 1)
+		got := s.Grow(r)
+		for p := Point(0); p < NumCells; p++ {
+			want := false
+			for q := range s.All() {
+				want = want || p.Distance(q) <= r
+			}
+			if got.Has(p) != want {
+				t.Fatalf("Grow(%d) of %v: %v is %v, want %v", r, s.AppendTo(nil), p, got.Has(p), want)
+			}
+		}
+		if got.Minus(allCells) != (Set{}) {
+			t.Fatalf("Grow(%d) of %v has points off the board", r, s.AppendTo(nil))
+		}
+	}
+}
+
+// BenchmarkCandidates: the candidate set of a middle-game position, as
+// the search asks for it once a node.
+func BenchmarkCandidates(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	bd := randomPosition(rng, Options{}, 40)
+	var n int
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		n += bd.CandidateSet().Len()
+	}
+	_ = n
+}

@@ -74,6 +74,55 @@ func (s Set) Intersect(t Set) Set { return Set{s[0] & t[0], s[1] & t[1], s[2] & 
 // Minus returns the points of s that are not in t.
 func (s Set) Minus(t Set) Set { return Set{s[0] &^ t[0], s[1] &^ t[1], s[2] &^ t[2], s[3] &^ t[3]} }
 
+// Grow returns the cells within Chebyshev distance r of a point of s (the
+// points of s included): r steps sideways, then r steps up and down, each
+// a shift of the whole set with the cells that would wrap to another row
+// masked off. Guarded by BenchmarkCandidates.
+func (s Set) Grow(r int) Set {
+	for range r {
+		up, down := s.shiftUp(1), s.shiftDown(1)
+		for i := range s {
+			s[i] |= up[i]&notFirstColumn[i] | down[i]&notLastColumn[i]
+		}
+	}
+	for range r {
+		up, down := s.shiftUp(Size), s.shiftDown(Size)
+		for i := range s {
+			s[i] |= up[i] | down[i]
+		}
+	}
+	s[3] &= allCells[3]
+	return s
+}
+
+// shiftUp moves every point p to p+k (0 < k < 64); points past the last
+// word are dropped, points past the last cell are kept (mask them).
+func (s Set) shiftUp(k uint) Set {
+	return Set{s[0] << k, s[1]<<k | s[0]>>(64-k), s[2]<<k | s[1]>>(64-k), s[3]<<k | s[2]>>(64-k)}
+}
+
+// shiftDown moves every point p to p-k (0 < k < 64); points below 0 are
+// dropped.
+func (s Set) shiftDown(k uint) Set {
+	return Set{s[0]>>k | s[1]<<(64-k), s[1]>>k | s[2]<<(64-k), s[2]>>k | s[3]<<(64-k), s[3] >> k}
+}
+
+// Masks of Grow: every cell, and every cell but those of the first or the
+// last column.
+var allCells, notFirstColumn, notLastColumn Set
+
+func init() {
+	for p := Point(0); p < NumCells; p++ {
+		allCells.Add(p)
+		if p.X() != 0 {
+			notFirstColumn.Add(p)
+		}
+		if p.X() != Size-1 {
+			notLastColumn.Add(p)
+		}
+	}
+}
+
 // Distance is the Chebyshev distance between p and q: the number of king
 // steps from one to the other, the measure of the board's candidate radius.
 func (p Point) Distance(q Point) int {

@@ -22,17 +22,21 @@ func (b *Board) Verify() error {
 	if r.counts != b.counts || r.n != b.n || r.hash != b.hash {
 		return fmt.Errorf("counts or hash differ")
 	}
-	for p := Point(0); p < NumCells; p++ {
-		want := 0
-		for _, q := range nearCells[b.radius][p] {
-			if b.cells[q] != Empty {
-				want++
+	if r.stones != b.stones {
+		return fmt.Errorf("stone set differs")
+	}
+	var near [NumCells]bool // within the radius of a stone, cell by cell
+	for _, q := range b.History() {
+		for y := max(q.Y()-b.radius, 0); y <= min(q.Y()+b.radius, Size-1); y++ {
+			for x := max(q.X()-b.radius, 0); x <= min(q.X()+b.radius, Size-1); x++ {
+				near[Pt(x, y)] = true
 			}
 		}
-		if int(b.near[p]) != want || r.near[p] != b.near[p] {
-			return fmt.Errorf("near count of %v is %d, want %d", p, b.near[p], want)
-		}
-		if b.IsCandidate(p) != (want > 0 && b.cells[p] == Empty) {
+	}
+	cand := b.CandidateSet()
+	for p := Point(0); p < NumCells; p++ {
+		want := near[p] && b.cells[p] == Empty
+		if cand.Has(p) != want || b.IsCandidate(p) != want {
 			return fmt.Errorf("candidate bit of %v is wrong", p)
 		}
 	}
