@@ -37,9 +37,11 @@ func (c Class) String() string {
 // gomoku.WindowRadius of the changed stone are looked up again). It also
 // keeps, per side, the sets of cells of each Class.
 //
-// A Position is a plain value: copying it gives an independent position.
-// It is not safe for concurrent mutation; independent positions may be used
-// concurrently (the package has no mutable shared state).
+// A Position is a plain value: copying it gives an independent position
+// (the copy shares the undo journal's arrays but never reads or writes
+// them: see owner). It is not safe for concurrent mutation; independent
+// positions may be used concurrently (the package has no mutable shared
+// state).
 type Position struct {
 	b     gomoku.Board // holds the line words the shapes are read from (Board.LineWords)
 	tab   *table
@@ -50,6 +52,30 @@ type Position struct {
 	// shapes counts, per side-1 and Shape, the (empty cell, direction)
 	// pairs whose code is that Shape: the histogram behind ShapeCounts.
 	shapes [2][NumShapes]int32
+
+	// The undo journal: the shapes each Put replaced, oldest first, and
+	// where each Put's part starts, so that Undo puts them back without
+	// reading a window again. owner is the Position that wrote them: a
+	// copy, whose owner is another, starts a journal of its own at its
+	// next Put and undoes the stones it did not put by looking up.
+	journal   []change
+	frames    []int32
+	owner     *Position
+	recording bool // set records the shapes it replaces (inside Put)
+}
+
+// change is a (cell, direction) whose shapes a Put replaced, and the
+// shapes it had, packed in bytes: the cell, the direction, black's shape,
+// white's. (One word built in a register: a struct of four bytes written
+// one by one and read back whole stalls the store.)
+type change uint32
+
+func packChange(q gomoku.Point, d int, old [2]Shape) change {
+	return change(uint32(q) | uint32(d)<<8 | uint32(old[0])<<16 | uint32(old[1])<<24)
+}
+
+func (c change) unpack() (q gomoku.Point, d int, sb, sw Shape) {
+	return gomoku.Point(c), int(c >> 8 & 3), Shape(c >> 16), Shape(c >> 24)
 }
 
 // lineStep is the point delta of one step along each direction.
@@ -79,6 +105,7 @@ func (p *Position) Reset(b *gomoku.Board) {
 	p.flags = [gomoku.NumCells][2]uint8{}
 	p.sets = [2][numClasses]gomoku.Set{}
 	p.shapes = [2][NumShapes]int32{}
+	p.restartJournal()
 	for q := gomoku.Point(0); q < gomoku.NumCells; q++ {
 		if p.b.At(q) == gomoku.Empty {
 			for d := range gomoku.Dirs {
@@ -99,28 +126,52 @@ func (p *Position) Rule() gomoku.Rule { return p.b.Rule() }
 func (p *Position) Play(q gomoku.Point) error { return p.Put(q, p.b.ToMove()) }
 
 // Put places a stone of c at q (errors as gomoku.Board.Put) and updates the
-// shapes. Guarded by BenchmarkPlayUndo.
+// shapes, recording the ones it replaces for Undo. Guarded by
+// BenchmarkPlayUndo.
 func (p *Position) Put(q gomoku.Point, c gomoku.Player) error {
 	if err := p.b.Put(q, c); err != nil {
 		return err
 	}
-	for d := range 4 {
-		p.shapes[0][p.code[q][d][0]]--
-		p.shapes[1][p.code[q][d][1]]--
+	if p.owner != p {
+		p.restartJournal()
 	}
-	p.code[q] = [4][2]Shape{}
-	p.cnt[q] = [2]uint16{}
-	p.setFlags(q, 0, 0)
-	p.setFlags(q, 1, 0)
+	p.frames = append(p.frames, int32(len(p.journal)))
+	p.recording = true
+	for d := range 4 {
+		if p.code[q][d] != [2]Shape{} {
+			p.change(q, d, None, None) // a stone makes no shape
+		}
+	}
 	p.update(q)
+	p.recording = false
 	return nil
 }
 
-// Undo removes the last stone and updates the shapes.
+// restartJournal empties the undo journal, making p its owner: a copy
+// gets arrays of its own rather than writing into the original's.
+func (p *Position) restartJournal() {
+	if p.owner != p {
+		p.owner, p.journal, p.frames = p, nil, nil
+	}
+	p.journal, p.frames = p.journal[:0], p.frames[:0]
+}
+
+// Undo removes the last stone and updates the shapes: it puts back the
+// shapes the stone's Put replaced, or, for a stone put before the last
+// Reset or by another Position that this one is a copy of, looks up the
+// cells around it again. Guarded by BenchmarkPlayUndo.
 func (p *Position) Undo() (gomoku.Point, error) {
 	q, err := p.b.Undo()
 	if err != nil {
 		return q, err
+	}
+	if k := len(p.frames) - 1; k >= 0 && p.owner == p {
+		start := int(p.frames[k])
+		for i := len(p.journal) - 1; i >= start; i-- {
+			p.change(p.journal[i].unpack())
+		}
+		p.journal, p.frames = p.journal[:start], p.frames[:k]
+		return q, nil
 	}
 	p.update(q) // q is empty again, so it is looked up too
 	return q, nil
@@ -139,7 +190,17 @@ func (p *Position) update(q gomoku.Point) {
 			e := uint32(bits.TrailingZeros32(empty))
 			r := gomoku.Point(int(q) + (int(e)-radius)*lineStep[d])
 			sh := s + e - radius
-			p.set(r, d, bl>>sh&windowMask, wh>>sh&windowMask, wall>>sh&windowMask)
+			var sb, sw Shape
+			if near := p.tab.near; near != nil { // Freestyle: the small table
+				tb, tw, tx := ternNear[bl>>(sh+1)&nearMask], ternNear[wh>>(sh+1)&nearMask], ternNear[wall>>(sh+1)&nearMask]
+				sb, sw = near[tb+2*(tw+tx)], near[tw+2*(tb+tx)]
+			} else {
+				tb, tw, tx := tern[bl>>sh&windowMask], tern[wh>>sh&windowMask], tern[wall>>sh&windowMask]
+				sb, sw = p.tab.shape[tb+2*(tw+tx)], p.tab.shape[tw+2*(tb+tx)]
+			}
+			if p.code[r][d] != [2]Shape{sb, sw} { // most cells away from q keep theirs
+				p.change(r, d, sb, sw)
+			}
 		}
 	}
 }
@@ -153,34 +214,48 @@ func (p *Position) lookup(q gomoku.Point, d int) {
 }
 
 // set sets the shapes of empty cell q in direction d from its window
-// (black, white and wall bits) and updates its counts, flags and sets.
+// (black, white and wall bits).
 func (p *Position) set(q gomoku.Point, d int, bl, wh, wall uint32) {
 	tb, tw, tx := tern[bl], tern[wh], tern[wall]
-	sb := p.tab.shape[tb+2*(tw+tx)]
-	sw := p.tab.shape[tw+2*(tb+tx)]
+	if sb, sw := p.tab.shape[tb+2*(tw+tx)], p.tab.shape[tw+2*(tb+tx)]; p.code[q][d] != [2]Shape{sb, sw} {
+		p.change(q, d, sb, sw)
+	}
+}
+
+// change sets the differing shapes of cell q in direction d for black
+// (sb) and white (sw) and updates the cell's counts, flags and sets and
+// the histograms; inside Put it first records the shapes it replaces.
+func (p *Position) change(q gomoku.Point, d int, sb, sw Shape) {
 	code := &p.code[q][d]
+	if p.recording {
+		p.journal = append(p.journal, packChange(q, d, *code))
+	}
 	if ob := code[0]; sb != ob {
 		code[0] = sb
 		p.shapes[0][ob]--
 		p.shapes[0][sb]++
-		p.cnt[q][0] += shapeCount[sb] - shapeCount[ob]
-		p.setFlags(q, 0, classOf[p.cnt[q][0]])
+		c := &p.cnt[q][0]
+		*c += shapeCount[sb] - shapeCount[ob]
+		if f := classOf[*c]; f != p.flags[q][0] {
+			p.setFlags(q, 0, f)
+		}
 	}
 	if ow := code[1]; sw != ow {
 		code[1] = sw
 		p.shapes[1][ow]--
 		p.shapes[1][sw]++
-		p.cnt[q][1] += shapeCount[sw] - shapeCount[ow]
-		p.setFlags(q, 1, classOf[p.cnt[q][1]])
+		c := &p.cnt[q][1]
+		*c += shapeCount[sw] - shapeCount[ow]
+		if f := classOf[*c]; f != p.flags[q][1] {
+			p.setFlags(q, 1, f)
+		}
 	}
 }
 
-// setFlags sets the class flags of q for side i+1 and its class sets.
+// setFlags sets the class flags of q for side i+1 to f, which differs
+// from the old ones, and its class sets.
 func (p *Position) setFlags(q gomoku.Point, i int, f uint8) {
 	old := p.flags[q][i]
-	if f == old {
-		return
-	}
 	p.flags[q][i] = f
 	for ch := f ^ old; ch != 0; ch &= ch - 1 {
 		c := bits.TrailingZeros8(ch)

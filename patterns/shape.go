@@ -82,7 +82,22 @@ type table struct {
 	gain  [numKeys]uint16
 	def   [numKeys]uint16
 	reach uint32 // window bits whose cell, seen from the centre, can change the centre's shape (the centre included)
+	// near is shape keyed by the 8 nearest neighbours alone (see
+	// nearKey), when no shape depends on the cells 5 away (reach; so
+	// under Freestyle): 6,561 entries that stay in the L1 cache, where
+	// shape's 59,049 do not. Nil otherwise.
+	near []Shape
 }
+
+const (
+	nearMask = 1<<(gomoku.WindowBits-2) - 1
+	numNear  = 6561 // 3^8
+)
+
+// ternNear is tern for the 9 middle bits of a window (the centre
+// ignored): the base-3 digits of the 8 cells within 4 of the centre, the
+// index into table.near.
+var ternNear [1 << (gomoku.WindowBits - 2)]uint16
 
 var tables [2]table
 
@@ -100,13 +115,29 @@ func init() {
 		}
 		tern[m] = uint16(t)
 	}
+	for m := range ternNear {
+		ternNear[m] = tern[m<<1] / 3
+	}
 	for r := range tables {
 		b := builder{rule: gomoku.Rule(r), t: &tables[r]}
 		for k := range numKeys {
 			b.build(uint16(k))
 		}
 		tables[r].reach = reach(&tables[r])
+		tables[r].near = nearShapes(&tables[r])
 	}
+}
+
+// nearShapes builds table.near when the cells 5 away are outside reach.
+func nearShapes(t *table) []Shape {
+	if t.reach&(1|1<<(gomoku.WindowBits-1)) != 0 {
+		return nil
+	}
+	near := make([]Shape, numNear)
+	for k := range numNear {
+		near[k] = t.shape[3*k] // the same digits one place up: the far cells empty
+	}
+	return near
 }
 
 // reach finds the window cells a shape depends on: bit i is set unless

@@ -187,3 +187,88 @@ func TestStressIncremental(t *testing.T) {
 		}
 	}
 }
+
+// TestJournalCopiesAndResets: Undo puts back the journal of the Puts a
+// Position made itself and looks up the stones it did not (put before a
+// Reset, or by the Position it was copied from). A copy and its original,
+// played and undone in turns, both stay equal to a rebuild and never
+// disturb each other.
+func TestJournalCopiesAndResets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	var cand []gomoku.Point
+	step := func(pos *Position) {
+		if pos.Board().Stones() > 0 && (pos.Board().Over() || rng.IntN(3) == 0) {
+			if _, err := pos.Undo(); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		var q gomoku.Point
+		q, cand = randomMove(rng, pos.Board(), cand)
+		if err := pos.Play(q); err != nil {
+			t.Fatal(err)
+		}
+		if len(pos.frames) == 0 || pos.owner != pos {
+			t.Fatal("Put left no journal")
+		}
+	}
+	for game := range 40 {
+		pos := NewPosition(gomoku.Options{Rule: gomoku.Rule(game % 2)})
+		for range 20 + rng.IntN(20) {
+			step(pos)
+		}
+		if game%4 == 0 { // the stones so far are undone by looking up
+			b := *pos.Board()
+			pos.Reset(&b)
+		}
+		cp := *pos
+		for k := range 120 {
+			step(pos)
+			step(&cp)
+			if k%7 == 0 {
+				for _, p := range []*Position{pos, &cp} {
+					if err := p.Check(); err != nil {
+						t.Fatalf("game %d step %d: %v\n%s", game, k, err, p.Board())
+					}
+				}
+			}
+		}
+		for _, p := range []*Position{pos, &cp} {
+			for p.Board().Stones() > 0 {
+				if _, err := p.Undo(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := p.Check(); err != nil {
+				t.Fatalf("game %d, all undone: %v", game, err)
+			}
+		}
+	}
+}
+
+// TestNearTable: under Freestyle the small table keyed by the 8 nearest
+// cells gives, for every one of the 59,049 windows, the shape of the full
+// table; under Standard (where a sixth stone 5 away makes an overline)
+// there is none.
+func TestNearTable(t *testing.T) {
+	if tables[gomoku.Standard].near != nil {
+		t.Fatal("Standard has a near table")
+	}
+	ft := &tables[gomoku.Freestyle]
+	if len(ft.near) != numNear {
+		t.Fatalf("Freestyle near table has %d entries, want %d", len(ft.near), numNear)
+	}
+	checked := 0
+	for k := range numKeys {
+		own, blocked := decode(uint16(k))
+		own &^= centre
+		got := ft.near[ternNear[own>>1&nearMask]+2*ternNear[blocked>>1&nearMask]]
+		if want := ft.shape[k]; got != want {
+			t.Fatalf("window %011b/%011b: near table %v, full %v", own, blocked, got, want)
+		}
+		checked++
+	}
+	if checked != numKeys {
+		t.Fatalf("checked %d windows", checked)
+	}
+}
