@@ -232,10 +232,11 @@ func (p *Position) apply(chs []change, record bool) {
 	for _, ch := range chs {
 		q, d, sb, sw := ch.unpack()
 		code := &p.code[q][d]
-		if record {
-			p.journal = append(p.journal, packChange(q, d, *code))
+		ob, ow := code[0], code[1]
+		if record { // the same cell and direction, the old shapes
+			p.journal = append(p.journal, ch&0xffff|change(ob)<<16|change(ow)<<24)
 		}
-		if ob := code[0]; sb != ob {
+		if sb != ob {
 			code[0] = sb
 			p.shapes[0][ob]--
 			p.shapes[0][sb]++
@@ -245,7 +246,7 @@ func (p *Position) apply(chs []change, record bool) {
 				p.setFlags(q, 0, f)
 			}
 		}
-		if ow := code[1]; sw != ow {
+		if sw != ow {
 			code[1] = sw
 			p.shapes[1][ow]--
 			p.shapes[1][sw]++
