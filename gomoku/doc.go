@@ -4,9 +4,10 @@
 // A Point is a cell index; Player is Empty, Black or White; Rule is Freestyle
 // (five or more wins) or Standard (exactly five wins). A Board holds one
 // position together with views derived from it incrementally: per-line
-// bitboards for shape recognition (Window), the set of empty cells within a
-// radius of any stone (Candidates), a Zobrist hash and the move history used
-// by Undo. All tables are built at package initialisation.
+// bitboards for shape recognition (Window), the set of stones (from which
+// Candidates, the empty cells within a radius of any stone, is grown when
+// asked for), a Zobrist hash and the move history used by Undo. All tables
+// are built at package initialisation.
 //
 // A Board is a plain value: copying it (b2 := *b) gives an independent
 // position. It is not safe for concurrent mutation.

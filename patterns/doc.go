@@ -28,8 +28,11 @@
 // a five through c lies within 4 cells of it and its end cells (which
 // decide overlines under Standard) within 5. Shapes are therefore looked up
 // in tables built at package initialisation for both rules, indexed by a
-// base-3 key of the 10 neighbours (see key). Position keeps every cell's
-// shapes up to date as stones are placed and removed.
+// base-3 key of the 10 neighbours (see key); under Freestyle the cells 5
+// away never matter, and a Position reads a smaller table of the 8 nearest
+// cells (table.near), which stays in the L1 cache. Position keeps every
+// cell's shapes up to date as stones are placed, and Undo puts back the
+// shapes its stone's Put recorded in a journal.
 //
 // # Classes and the seed's names
 //
