@@ -236,6 +236,8 @@ func (p *Position) apply(chs []change, record bool) {
 		if record { // the same cell and direction, the old shapes
 			p.journal = append(p.journal, ch&0xffff|change(ob)<<16|change(ow)<<24)
 		}
+		// The two sides written out: a loop over them measured 10% slower
+		// (BenchmarkPlayUndo).
 		if sb != ob {
 			code[0] = sb
 			p.shapes[0][ob]--
