@@ -72,10 +72,14 @@ type SPRT struct {
 	Elo0, Elo1  float64
 	Alpha, Beta float64
 	// MinPairs is how many pairs the test needs before it may decide (0
-	// means 1): with a few pairs all alike the variance estimate is near
-	// zero and the ratio meaningless.
+	// means DefaultMinPairs): with a few pairs all alike the variance
+	// estimate is near zero and the ratio meaningless (4 pairs each split
+	// 1–1 once "decided" a 0-against-30-Elo test).
 	MinPairs int
 }
+
+// DefaultMinPairs is the fewest pairs an SPRT decides on when MinPairs is 0.
+const DefaultMinPairs = 20
 
 // Decision is an SPRT's verdict.
 type Decision int
@@ -120,8 +124,12 @@ func (s SPRT) LLR(p [5]int) float64 {
 func (s SPRT) Decide(p [5]int) (Decision, float64) {
 	llr := s.LLR(p)
 	lo, hi := s.Bounds()
+	minPairs := s.MinPairs
+	if minPairs == 0 {
+		minPairs = DefaultMinPairs
+	}
 	switch _, _, n := pairMoments(p); {
-	case n < s.MinPairs:
+	case n < minPairs:
 		return Undecided, llr
 	case llr >= hi:
 		return AcceptH1, llr

@@ -82,6 +82,22 @@ func TestSPRT(t *testing.T) {
 	if d, _ := s.Decide([5]int{0, 0, 4, 0, 0}); d != Undecided {
 		t.Errorf("4 drawn pairs: %v, want undecided", d)
 	}
+	// Pairs all alike have no variance: no verdict before DefaultMinPairs
+	// pairs, whatever the LLR (4 split pairs used to accept H0 of 0,30).
+	wide := SPRT{Elo0: 0, Elo1: 30, Alpha: 0.05, Beta: 0.05}
+	for _, tc := range []struct {
+		p    [5]int
+		want Decision
+	}{
+		{[5]int{0, 0, 4, 0, 0}, Undecided},
+		{[5]int{0, 0, DefaultMinPairs - 1, 0, 0}, Undecided},
+		{[5]int{0, 0, 0, 0, DefaultMinPairs - 1}, Undecided},
+		{[5]int{0, 0, 0, 0, DefaultMinPairs}, AcceptH1},
+	} {
+		if d, llr := wide.Decide(tc.p); d != tc.want {
+			t.Errorf("%v with elo 0,30: %v (LLR %.2f), want %v", tc.p, d, llr, tc.want)
+		}
+	}
 	s.MinPairs = 201
 	if d, _ := s.Decide(strong); d != Undecided {
 		t.Errorf("200 pairs with MinPairs 201: %v, want undecided", d)
