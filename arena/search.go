@@ -98,7 +98,7 @@ func (a *Search) Stop() { a.s.Stop() }
 func (a *Search) Last() search.Result { return a.last }
 
 // Move searches within the configured limits or the context's deadline:
-// at most 85% of the time left, no new iteration after 30% of it. A
+// at most 80% of the time left less 5 ms, no new iteration after 30% of it. A
 // cancelled context stops the search with its best move so far.
 func (a *Search) Move(ctx context.Context, b *gomoku.Board) (gomoku.Point, error) {
 	lim := search.Limits{Nodes: a.cfg.Nodes, Depth: a.cfg.Depth}
