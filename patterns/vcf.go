@@ -23,19 +23,19 @@ const (
 // board's hash and the attacker. It belongs to one caller: it is not safe
 // for concurrent use, and must not be shared between rules.
 type VCFTable struct {
-	slots []vcfSlot
+	// slots hold a key's upper 56 bits and, in the low byte, the depth
+	// within which that position has no VCF (at most maxVCFDepth): 8
+	// bytes a slot, half the cache lines of a key and a depth apart.
+	slots []uint64
 	mask  uint64
 }
 
-type vcfSlot struct {
-	key   uint64
-	depth int32 // no VCF within this many attacking moves
-}
+const vcfDepthBits = 0xff
 
 // NewVCFTable returns a table of 2^bits slots (bits is clamped to 4..26).
 func NewVCFTable(bits int) *VCFTable {
 	bits = min(max(bits, 4), 26)
-	return &VCFTable{slots: make([]vcfSlot, 1<<bits), mask: 1<<bits - 1}
+	return &VCFTable{slots: make([]uint64, 1<<bits), mask: 1<<bits - 1}
 }
 
 // Clear forgets every entry.
@@ -44,14 +44,14 @@ func (t *VCFTable) Clear() { clear(t.slots) }
 var sideSalt = [3]uint64{0, 0x6a09e667f3bcc909, 0xbb67ae8584caa73b}
 
 func (t *VCFTable) failed(k uint64, depth int) bool {
-	s := &t.slots[k&t.mask]
-	return s.key == k && int(s.depth) >= depth
+	e := t.slots[k&t.mask]
+	return e&^vcfDepthBits == k&^vcfDepthBits && int(e&vcfDepthBits) >= depth
 }
 
 func (t *VCFTable) store(k uint64, depth int) {
 	s := &t.slots[k&t.mask]
-	if s.key != k || int(s.depth) < depth {
-		*s = vcfSlot{key: k, depth: int32(depth)}
+	if *s&^vcfDepthBits != k&^vcfDepthBits || int(*s&vcfDepthBits) < depth {
+		*s = k&^vcfDepthBits | uint64(depth)
 	}
 }
 
