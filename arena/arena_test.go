@@ -147,7 +147,13 @@ func TestMatchRandomConservation(t *testing.T) {
 	if sum != r.Total {
 		t.Errorf("colour split %+v + %+v != total %+v", r.ABlack, r.AWhite, r.Total)
 	}
+	if r.A != "random (A)" || r.B != "random (B)" { // two agents of one name are told apart
+		t.Errorf("agents named %q and %q", r.A, r.B)
+	}
 	for _, g := range r.Games {
+		if black := map[bool]string{true: r.A, false: r.B}[g.ABlack]; g.Black != black {
+			t.Errorf("game %d (A black %v): black is %q", g.Index, g.ABlack, g.Black)
+		}
 		if g.Forfeit {
 			t.Errorf("game %d forfeited: %s", g.Index, g.Reason)
 		}

@@ -112,6 +112,11 @@ func (r *Result) Elo() (elo, low, high float64) {
 }
 
 func (r *Result) add(g *Game) {
+	if g.ABlack {
+		g.Black, g.White = r.A, r.B
+	} else {
+		g.Black, g.White = r.B, r.A
+	}
 	for j, d := range g.Times {
 		black := (g.Book+j)%2 == 0
 		k := 1
@@ -184,6 +189,9 @@ func MatchFactories(ctx context.Context, newA, newB Factory, cfg Config) (*Resul
 		return nil, err
 	}
 	r := &Result{A: a0.Name(), B: b0.Name()}
+	if r.A == r.B { // two builds of one engine: tell them apart everywhere
+		r.A, r.B = r.A+" (A)", r.B+" (B)"
+	}
 	a0.Close()
 	b0.Close()
 	workers := min(max(cfg.Concurrency, 1), cfg.Games)

@@ -175,7 +175,7 @@ func TestMatchCLIRandomSymmetry(t *testing.T) {
 	if m.Elo == nil || *m.EloLow > 0 || *m.EloHigh < 0 {
 		t.Errorf("random vs random: Elo %v, interval [%v, %v] should contain 0", m.Elo, m.EloLow, m.EloHigh)
 	}
-	if m.Seed != 3 || m.A != "random" || m.Rule != "freestyle" {
+	if m.Seed != 3 || m.A != "random (A)" || m.B != "random (B)" || m.Rule != "freestyle" {
 		t.Errorf("metadata %+v", m)
 	}
 }
