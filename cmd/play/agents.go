@@ -63,7 +63,7 @@ func newAgent(spec string, env agentEnv) (arena.Agent, error) {
 // that makes such an agent with a given seed, for matches that give every
 // game its own agents.
 func agentMaker(spec string, env agentEnv) (func(seed uint64) (arena.Agent, error), error) {
-	name, arg, _ := strings.Cut(spec, ":")
+	name, arg := splitSpec(spec)
 	switch name {
 	case "random":
 		if arg == "" {
@@ -94,6 +94,16 @@ func agentMaker(spec string, env agentEnv) (func(seed uint64) (arena.Agent, erro
 		return func(uint64) (arena.Agent, error) { return gomocup.StartClient(argv, opts) }, nil
 	}
 	return nil, fmt.Errorf("unknown agent %q (want %s)", spec, agentHelp)
+}
+
+// splitSpec splits an agent spec into its name and argument: the name ends
+// at the first ':' (a model or command follows) or ',' (options follow, as
+// in search,nodes=N).
+func splitSpec(spec string) (name, arg string) {
+	if i := strings.IndexAny(spec, ":,"); i >= 0 {
+		return spec[:i], spec[i+1:]
+	}
+	return spec, ""
 }
 
 // searchConfig reads search's argument: a model file, "none" (no learned

@@ -309,3 +309,41 @@ func BenchmarkEngineMoveTime(b *testing.B) {
 		b.ReportMetric(float64(moves/2), "engine_moves")
 	}
 }
+
+// TestSearchAgentSpecs: options follow the name after ',' or ':', with or
+// without a model, as the help text writes them.
+func TestSearchAgentSpecs(t *testing.T) {
+	tests := []struct {
+		spec         string
+		nodes        int64
+		depth        int
+		model, value bool
+	}{
+		{"search", 0, 0, true, true},
+		{"search,nodes=500", 500, 0, true, true},
+		{"search:nodes=500,depth=3", 500, 3, true, true},
+		{"search:none,depth=4", 0, 4, false, false},
+		{"search,value=none,nodes=7", 7, 0, true, false},
+	}
+	for _, tt := range tests {
+		name, arg := splitSpec(tt.spec)
+		if name != "search" {
+			t.Fatalf("%s: name %q, want search", tt.spec, name)
+		}
+		cfg, err := searchConfig(arg)
+		if err != nil {
+			t.Errorf("%s: %v", tt.spec, err)
+			continue
+		}
+		if cfg.Nodes != tt.nodes || cfg.Depth != tt.depth || (cfg.Model != nil) != tt.model || (cfg.Value != nil) != tt.value {
+			t.Errorf("%s: nodes %d depth %d model %v value %v, want %d %d %v %v", tt.spec,
+				cfg.Nodes, cfg.Depth, cfg.Model != nil, cfg.Value != nil, tt.nodes, tt.depth, tt.model, tt.value)
+		}
+		if _, err := agentMaker(tt.spec, agentEnv{}); err != nil {
+			t.Errorf("agentMaker(%q): %v", tt.spec, err)
+		}
+	}
+	if _, err := agentMaker("search,nodes=x", agentEnv{}); err == nil || !strings.Contains(err.Error(), "nodes=N") {
+		t.Errorf("search,nodes=x: error %v, want the options' help", err)
+	}
+}
