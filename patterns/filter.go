@@ -146,6 +146,7 @@ func (p *Position) killers(att, def gomoku.Player) (kill, any gomoku.Set) {
 		if p.Put(q, def) != nil {
 			continue
 		}
+		p.puts-- // a look, not a position searched (Puts)
 		if p.sets[att-1][MakesWin].Empty() && p.sets[att-1][MakesFive].Empty() {
 			kill.Add(q)
 		}

@@ -61,6 +61,8 @@ type Position struct {
 	journal []change
 	frames  []int32
 	owner   *Position
+
+	puts uint64 // stones put (Puts)
 }
 
 // change is a (cell, direction) and a pair of shapes, packed in bytes: the
@@ -135,6 +137,7 @@ func (p *Position) Put(q gomoku.Point, c gomoku.Player) error {
 	if p.owner != p {
 		p.restartJournal()
 	}
+	p.puts++
 	p.frames = append(p.frames, int32(len(p.journal)))
 	var buf [4 + 4*gomoku.WindowBits]change
 	chs := buf[:0]
@@ -356,6 +359,12 @@ func (p *Position) Codes(q gomoku.Point) [4][2]Shape { return p.code[q] }
 // Flags returns the Class bits of empty cell q for side: bit c is set when
 // q is in class c.
 func (p *Position) Flags(q gomoku.Point, side gomoku.Player) uint8 { return p.flags[q][side-1] }
+
+// Puts counts the stones put on p (and on the Position it was copied
+// from, before the copy), less the trial stones Defences puts and takes
+// back: a search's work in positions searched, every ply of a threat
+// search included.
+func (p *Position) Puts() uint64 { return p.puts }
 
 // Set returns the cells of class c for side.
 func (p *Position) Set(c Class, side gomoku.Player) gomoku.Set { return p.sets[side-1][c] }

@@ -272,3 +272,42 @@ func TestNearTable(t *testing.T) {
 		t.Fatalf("checked %d windows", checked)
 	}
 }
+
+// TestPuts: Puts counts every Put, Undo takes none back, a copy carries
+// the count on, and the trial stones of Defences are not counted.
+func TestPuts(t *testing.T) {
+	pos := NewPosition(gomoku.Options{Rule: gomoku.Freestyle})
+	// Black h8 i8 j8 (an open three), white h9 h10.
+	for _, s := range []string{"h8", "h9", "i8", "h10", "j8"} {
+		q, err := gomoku.ParsePoint(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pos.Play(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := pos.Undo(); err != nil {
+		t.Fatal(err)
+	}
+	if got := pos.Puts(); got != 5 {
+		t.Fatalf("Puts %d after 5 puts and an undo, want 5", got)
+	}
+	q, _ := gomoku.ParsePoint("j8")
+	if err := pos.Play(q); err != nil {
+		t.Fatal(err)
+	}
+	if pos.Set(MakesWin, gomoku.Black).Empty() {
+		t.Fatal("no open three for Black")
+	}
+	if def := pos.Defences(gomoku.White); def.Empty() || pos.Puts() != 6 {
+		t.Fatalf("Defences %v: Puts %d, want 6", def, pos.Puts())
+	}
+	cp := *pos
+	if err := cp.Play(gomoku.Center - 1); err != nil {
+		t.Fatal(err)
+	}
+	if cp.Puts() != 7 || pos.Puts() != 6 {
+		t.Errorf("copy %d, original %d, want 7 and 6", cp.Puts(), pos.Puts())
+	}
+}

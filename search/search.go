@@ -88,15 +88,20 @@ type RootMove struct {
 
 // Result is what Search found.
 type Result struct {
-	Move    gomoku.Point
-	Score   int // from the mover's view; see IsMate
-	Depth   int // last finished iteration (0 when a threat search decided)
-	Nodes   int64
-	PV      []gomoku.Point
-	Root    []RootMove // best first
-	Reason  string     // why the move: "makes five", "VCF win in 7", "blocks the four", "search depth 9" …
-	Elapsed time.Duration
-	TTHits  float64 // the table's hit rate in this search
+	Move  gomoku.Point
+	Score int // from the mover's view; see IsMate
+	Depth int // last finished iteration (0 when a threat search decided)
+	Nodes int64
+	// Positions counts the positions the search made (stones put), every
+	// ply of its threat searches included: the count engines such as
+	// Rapfi report as nodes. Nodes, the budget Limits.Nodes bounds,
+	// counts a VCF's attacking move and forced reply as one.
+	Positions int64
+	PV        []gomoku.Point
+	Root      []RootMove // best first
+	Reason    string     // why the move: "makes five", "VCF win in 7", "blocks the four", "search depth 9" …
+	Elapsed   time.Duration
+	TTHits    float64 // the table's hit rate in this search
 }
 
 // ErrGameOver is returned for a finished game.
@@ -189,7 +194,7 @@ func (s *Searcher) Search(pos *patterns.Position, lim Limits) (Result, error) {
 	if b.Over() {
 		return Result{}, ErrGameOver
 	}
-	start := time.Now()
+	start, puts := time.Now(), pos.Puts()
 	s.pos, s.root, s.lim, s.nodes, s.nextCheck, s.aborted = pos, b.Stones(), lim, 0, 0, false
 	s.timed = !lim.Deadline.IsZero()
 	s.stop.Store(false)
@@ -205,7 +210,7 @@ func (s *Searcher) Search(pos *patterns.Position, lim Limits) (Result, error) {
 	if !ok {
 		res = s.iterate()
 	}
-	res.Nodes = s.nodes
+	res.Nodes, res.Positions = s.nodes, int64(pos.Puts()-puts)
 	res.Elapsed = time.Since(start)
 	if s.tt.probes > 0 {
 		res.TTHits = float64(s.tt.hits) / float64(s.tt.probes)
