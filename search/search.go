@@ -92,10 +92,11 @@ type Result struct {
 	Score int // from the mover's view; see IsMate
 	Depth int // last finished iteration (0 when a threat search decided)
 	Nodes int64
-	// Positions counts the positions the search made (stones put), every
-	// ply of its threat searches included: the count engines such as
-	// Rapfi report as nodes. Nodes, the budget Limits.Nodes bounds,
-	// counts a VCF's attacking move and forced reply as one.
+	// Positions counts the positions the search made to search them
+	// (patterns.Position.Puts), every ply of its threat searches
+	// included: what engines such as Rapfi count as nodes. Nodes, the
+	// budget Limits.Nodes bounds, counts a VCF's attacking four and the
+	// forced block as one.
 	Positions int64
 	PV        []gomoku.Point
 	Root      []RootMove // best first
