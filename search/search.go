@@ -659,6 +659,7 @@ func (s *Searcher) applyPrior(buf []scored) {
 	}
 	s.priorBuf = append(s.priorBuf[:0], make([]float64, len(buf))...)
 	s.prior.Scores(s.pos, s.pointBuf, s.priorBuf)
+	s.nextCheck = s.nodes // the prior costs as much as thousands of nodes: poll the clock next
 	for i := range buf {
 		buf[i].score += int32(priorWeight * s.priorBuf[i])
 	}

@@ -166,3 +166,47 @@ func TestPositionsCount(t *testing.T) {
 		}
 	}
 }
+
+// stoppingPrior stops its searcher on its n-th call and notes how many
+// stones the position had seen put by then.
+type stoppingPrior struct {
+	s         *Searcher
+	n, calls  int
+	putsAtEnd uint64
+}
+
+func (p *stoppingPrior) Scores(pos *patterns.Position, moves []gomoku.Point, out []float64) {
+	p.calls++
+	if p.calls == p.n {
+		p.s.Stop()
+		p.putsAtEnd = pos.Puts()
+	}
+}
+
+// TestStopAfterPrior: the clock is polled right after the prior (which
+// costs as much as thousands of nodes), so a search whose time ran out
+// while the prior was scoring puts at most one more stone, the node's first
+// move, before it stops.
+func TestStopAfterPrior(t *testing.T) {
+	checked := 0
+	for i, pos := range randomPositions(11, 10, 10, 30) {
+		s := New(DefaultConfig())
+		pr := &stoppingPrior{s: s, n: 6}
+		s.SetPrior(pr, 1)
+		before := pos.Puts()
+		res, err := s.Search(pos, Limits{Depth: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pr.calls < pr.n {
+			continue // decided before the sixth node
+		}
+		checked++
+		if after := before + uint64(res.Positions) - pr.putsAtEnd; after > 1 || pr.calls != pr.n {
+			t.Errorf("position %d: %d stones put and %d prior calls after the stop", i, after, pr.calls-pr.n)
+		}
+	}
+	if checked < 5 {
+		t.Errorf("only %d of 10 searches reached the prior's sixth call", checked)
+	}
+}
