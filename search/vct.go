@@ -20,6 +20,7 @@ type vctSearch struct {
 	nodes    int
 	maxNodes int
 	stop     func() bool
+	nextPoll int // nodes at which attack next polls stop
 	cut      bool
 	noVCF    bool // tests: threes and fours only, no VCF shortcut
 	vcf      *patterns.VCFTable
@@ -41,7 +42,7 @@ const vctVCFNodes = 2000
 // defender's moves are one of its best tries) and the nodes used.
 func (v *vctSearch) run(pos *patterns.Position, side gomoku.Player, depth, maxNodes int, vcf *patterns.VCFTable, stop func() bool) ([]gomoku.Point, bool, int) {
 	v.pos, v.a, v.d, v.vcf, v.stop = pos, side, side.Other(), vcf, stop
-	v.nodes, v.maxNodes, v.cut = 0, maxNodes, false
+	v.nodes, v.maxNodes, v.nextPoll, v.cut = 0, maxNodes, 0, false
 	if v.win == nil {
 		v.win, v.fail = map[uint64]gomoku.Point{}, map[uint64]int{}
 	}
@@ -53,11 +54,20 @@ func (v *vctSearch) run(pos *patterns.Position, side gomoku.Player, depth, maxNo
 	return v.line(), true, v.nodes
 }
 
+// polled reports whether stop, polled every 256 nodes or so, says to stop.
+func (v *vctSearch) polled() bool {
+	if v.stop == nil || v.nodes < v.nextPoll {
+		return false
+	}
+	v.nextPoll = v.nodes + 256
+	return v.stop()
+}
+
 // attack: the attacker to move; does it win by threats within depth?
 // Hot (every VCT node) and kept in one piece: the node's hash and the
 // win/fail tables are written on every exit. Guarded by BenchmarkKnownWins.
 func (v *vctSearch) attack(depth int) bool {
-	if v.nodes >= v.maxNodes || (v.stop != nil && v.nodes&255 == 0 && v.stop()) {
+	if v.nodes >= v.maxNodes || v.polled() {
 		v.cut = true
 		return false
 	}

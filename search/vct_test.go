@@ -165,3 +165,39 @@ func TestSearchLinesRefereed(t *testing.T) {
 		t.Fatalf("only %d won positions", checked)
 	}
 }
+
+// TestVCTPollsStop: the VCT polls its stop function at least every 256
+// nodes plus one node's VCF, though the VCFs it runs add their nodes in
+// lumps (a poll on node counts that are multiples of 256 missed most of
+// them), and stops at the first true.
+func TestVCTPollsStop(t *testing.T) {
+	var v vctSearch
+	vcf := patterns.NewVCFTable(12)
+	long := 0
+	for i, pos := range randomPositions(21, 40, 10, 30) {
+		var polls []int
+		_, _, n := v.run(pos, pos.Board().ToMove(), 10, 20000, vcf, func() bool {
+			polls = append(polls, v.nodes)
+			return false
+		})
+		if n < 1000 {
+			continue
+		}
+		long++
+		last := 0
+		for _, p := range append(polls, n) {
+			if p-last > 256+vctVCFNodes+1 {
+				t.Fatalf("position %d: %d nodes between polls (at %d of %d)", i, p-last, last, n)
+			}
+			last = p
+		}
+		calls := 0
+		_, ok, n2 := v.run(pos, pos.Board().ToMove(), 10, 20000, vcf, func() bool { calls++; return calls == 3 })
+		if ok || calls != 3 || n2 >= n {
+			t.Errorf("position %d: stopped at the third poll: win %v, %d polls, %d of %d nodes", i, ok, calls, n2, n)
+		}
+	}
+	if long < 3 {
+		t.Errorf("only %d of 40 VCTs ran 1,000 nodes", long)
+	}
+}
