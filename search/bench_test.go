@@ -8,8 +8,8 @@ import (
 // BenchmarkSearch: one op is a 200,000-node search from a fresh table on
 // one of 8 middle-game positions (20 to 40 stones). Reports nodes/s
 // (target ≥ 1,000,000 per core), positions/s (Result.Positions: every
-// position made, as Rapfi counts its nodes) and the transposition table's
-// hit rate.
+// position searched, as Rapfi counts its nodes) and the transposition
+// table's hit rate.
 // Clearing the 12 MiB table, once a game in play, is not timed.
 func BenchmarkSearch(b *testing.B) {
 	ps := randomPositions(7, 8, 20, 40)

@@ -54,20 +54,18 @@ func (v *vctSearch) run(pos *patterns.Position, side gomoku.Player, depth, maxNo
 	return v.line(), true, v.nodes
 }
 
-// polled reports whether stop, polled every 256 nodes or so, says to stop.
-func (v *vctSearch) polled() bool {
-	if v.stop == nil || v.nodes < v.nextPoll {
-		return false
-	}
+// poll sets the next poll 256 nodes on and reports whether stop, if
+// any, says to stop. attack calls it once nodes reach nextPoll.
+func (v *vctSearch) poll() bool {
 	v.nextPoll = v.nodes + 256
-	return v.stop()
+	return v.stop != nil && v.stop()
 }
 
 // attack: the attacker to move; does it win by threats within depth?
 // Hot (every VCT node) and kept in one piece: the node's hash and the
 // win/fail tables are written on every exit. Guarded by BenchmarkKnownWins.
 func (v *vctSearch) attack(depth int) bool {
-	if v.nodes >= v.maxNodes || v.polled() {
+	if v.nodes >= v.maxNodes || v.nodes >= v.nextPoll && v.poll() {
 		v.cut = true
 		return false
 	}
