@@ -38,7 +38,7 @@ func newTeacher(b *testing.B, nodes int64) *selfplay.Teacher {
 	tc := cfg.teacher(openings)
 	tc.Nodes = nodes
 	t := selfplay.NewTeacher(tc, search.DefaultConfig())
-	t.Searcher().SetPrior(policy.NewPrior(startModel(b)), arena.DefaultPriorDepth)
+	t.Searcher().SetPrior(policy.NewPrior(startModel(b)), TeacherPriorDepth)
 	return t
 }
 

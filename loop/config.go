@@ -55,6 +55,11 @@ type Gate struct {
 // recipe was run with it, so it stays even where play uses another.
 const TeacherValueScale = 300
 
+// TeacherPriorDepth is the least depth left at which the teacher's search
+// asks the prior (see arena.SearchConfig.PriorDepth); like
+// TeacherValueScale it is the recipe's, whatever play uses.
+const TeacherPriorDepth = 4
+
 // DefaultConfig is the recipe of the shipped model (data/README.md)
 // without its seed.
 func DefaultConfig() Config {

@@ -255,7 +255,7 @@ func (l *Loop) play(ctx context.Context, g int, cur models) ([]store.TeacherGame
 		go func() { // bounded: cfg.Workers teachers, joined below
 			defer wg.Done()
 			t := selfplay.NewTeacher(tc, search.DefaultConfig())
-			t.Searcher().SetPrior(policy.NewPrior(cur.policy), arena.DefaultPriorDepth)
+			t.Searcher().SetPrior(policy.NewPrior(cur.policy), TeacherPriorDepth)
 			if cur.value != nil {
 				t.Searcher().SetValue(policy.NewValuer(cur.value), l.cfg.ValueScale)
 			}
