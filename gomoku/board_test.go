@@ -3,6 +3,7 @@ package gomoku
 import (
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -216,6 +217,9 @@ func TestWinAgainstNaive(t *testing.T) {
 				if (b.Winner() == c) != want || five != want {
 					t.Fatalf("%v: after %v by %v winner=%v MakesFive=%v naive=%v\n%s", rule, p, c, b.Winner(), five, want, b)
 				}
+				if want {
+					checkWinLine(t, b, p, c)
+				}
 				if rule == Standard && !want && naiveWinner(b, c, Freestyle) {
 					overlines++
 				}
@@ -229,6 +233,28 @@ func TestWinAgainstNaive(t *testing.T) {
 	if wins < 1000 || overlines < 10 {
 		t.Errorf("too few wins (%d) or overlines (%d) to be a real check", wins, overlines)
 	}
+}
+
+// checkWinLine: after the winning stone p of c, WinLine is a maximal run of
+// c's stones through p along one line, in the line's order, of a winning
+// length, found by walking the board cell by cell.
+func checkWinLine(t *testing.T, b *Board, p Point, c Player) {
+	t.Helper()
+	got := b.WinLine()
+	for _, st := range dirStep {
+		x, y := p.X(), p.Y()
+		for OnBoard(x-st[0], y-st[1]) && b.At(Pt(x-st[0], y-st[1])) == c {
+			x, y = x-st[0], y-st[1]
+		}
+		var run []Point
+		for ; OnBoard(x, y) && b.At(Pt(x, y)) == c; x, y = x+st[0], y+st[1] {
+			run = append(run, Pt(x, y))
+		}
+		if n := len(run); (n == 5 || n > 5 && b.Rule() == Freestyle) && slices.Equal(got, run) {
+			return
+		}
+	}
+	t.Fatalf("after %v by %v: WinLine %v is not a winning run through it\n%s", p, c, got, b)
 }
 
 // TestStress: acceptance point 5 of issue 2. Random play and undo, with a
