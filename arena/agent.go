@@ -23,6 +23,13 @@ type Agent interface {
 	Close() error
 }
 
+// Noticer is implemented by agents that may have something to tell the
+// user about a game NewGame accepted (Search's AnyRule): Notice returns it,
+// or "".
+type Noticer interface {
+	Notice() string
+}
+
 // Scored is one move ranked by an agent: Score is agent-specific (higher is
 // better) and Level names the reason behind it (for example the pattern
 // filter level), empty when there is none.

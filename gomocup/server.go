@@ -31,6 +31,13 @@ type Stopper interface {
 	Stop()
 }
 
+// Noticer is implemented by an engine that may have something to tell the
+// user about a game it accepted: the server sends Notice, if not "", as a
+// MESSAGE line after NewGame, before the first move.
+type Noticer interface {
+	Notice() string
+}
+
 // Options configure a Server.
 type Options struct {
 	// About is the answer to ABOUT (name, version, author, …).

@@ -450,6 +450,45 @@ func TestServerNewGameError(t *testing.T) {
 < 7,7`)
 }
 
+// noticeEngine accepts every game and has a notice for standard ones.
+type noticeEngine struct {
+	*randEngine
+	notice string
+}
+
+func (e *noticeEngine) NewGame(r gomoku.Rule) error {
+	e.notice = ""
+	if r == gomoku.Standard {
+		e.notice = "a model for freestyle\nserves standard"
+	}
+	return nil
+}
+
+func (e *noticeEngine) Notice() string { return e.notice }
+
+func TestServerNotice(t *testing.T) {
+	e := &noticeEngine{randEngine: newRand(1)}
+	s, out := newTestServer(e)
+	transcript(t, s, out, `
+> START 15
+< OK
+> BEGIN
+< 7,7
+> RESTART
+< OK
+> INFO rule 1
+> BEGIN
+< MESSAGE a model for freestyle serves standard
+< 7,7
+> TURN 8,8
+< MOVE
+> RESTART
+< OK
+> INFO rule 0
+> BEGIN
+< 7,7`)
+}
+
 // session runs Serve on its own goroutine and plays the manager: send
 // puts lines on the server's channel, each taken when the server is ready
 // for it (thinking or not); expect reads reply lines as they are written.

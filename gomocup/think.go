@@ -24,6 +24,9 @@ func (s *Server) think(ctx context.Context, start time.Time, in <-chan string) b
 			return true
 		}
 		s.newGame = false
+		if n, ok := s.engine.(Noticer); ok && n.Notice() != "" {
+			s.reply(ReplyMessage{oneLine(n.Notice())})
+		}
 	}
 	return s.runMove(ctx, start, s.clock.limit(), in)
 }

@@ -65,6 +65,15 @@ type ValueModel struct {
 	Rule   gomoku.Rule
 }
 
+// Check reports, with a clear error, whether the model is meant for games
+// under rule: the rule must be the model's.
+func (m *ValueModel) Check(rule gomoku.Rule) error {
+	if rule != m.Rule {
+		return fmt.Errorf("policy: the value model was fitted for %s, not %s", m.Rule, rule)
+	}
+	return nil
+}
+
 // FitValue fits a value model on rows of ValueFeatures (labels 1: the
 // mover won) for rule.
 func FitValue(ctx context.Context, x []float64, labels []int, weights []float64, rule gomoku.Rule, cfg forest.Config) (*ValueModel, error) {

@@ -106,6 +106,9 @@ func (s *session) newGame() error {
 	if err := s.agent.NewGame(s.rule); err != nil {
 		return fmt.Errorf("new game: %w", err)
 	}
+	if n, ok := s.agent.(arena.Noticer); ok && n.Notice() != "" {
+		s.printf("Note: %s.\n", n.Notice())
+	}
 	return nil
 }
 

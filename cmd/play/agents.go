@@ -134,6 +134,7 @@ func searchConfig(arg string) (arena.SearchConfig, error) {
 			if cfg.Value, err = loadValue(""); err != nil {
 				return cfg, err
 			}
+			cfg.AnyRule = true // freestyle's, and standard's too: see arena.SearchConfig.AnyRule
 		}
 	} else {
 		cfg.Name = "search-none"

@@ -17,7 +17,11 @@ INFO (rule 0 freestyle, 1 standard; timeout_turn, timeout_match, time_left,
 max_memory), TAKEBACK, PLAY, ABOUT, END, and YXSTOP (a thinking agent answers
 at once with its best move). Managers need an executable whose name starts
 with "pbrain-": a copy of this program named, say, pbrain-ocvist starts as the
-engine without arguments.`
+engine without arguments. The shipped models were fitted for freestyle; the
+default engine, the search over them, uses them in standard games too (a
+MESSAGE says so): there it scored 70% against the search without them (50
+games, 100 ms a move). The forest agent and a model named in -agent play
+their model's rule only.`
 
 // about is the engine's answer to ABOUT.
 var about = gomocup.ReplyAbout{Pairs: []gomocup.Pair{

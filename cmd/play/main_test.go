@@ -4,11 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 
+	"ocvist/data"
+	"ocvist/gomoku"
 	"ocvist/internal/cli"
 )
 
@@ -28,11 +32,54 @@ func TestGomocupCLI(t *testing.T) {
 	}
 }
 
+// TestGomocupStandard: the default engine (the search over the shipped
+// models; node-limited here, so that a slow machine cannot make it late)
+// plays standard games too, with the shipped freestyle models and a
+// MESSAGE saying so; a model named for it is refused under standard.
+func TestGomocupStandard(t *testing.T) {
+	var out, errb bytes.Buffer
+	in := "START 15\r\nINFO rule 1\r\nBOARD\r\n7,7,1\r\n8,8,2\r\nDONE\r\n"
+	if err := Run(context.Background(), []string{"gomocup", "-agent", defaultAgent + ",nodes=5000"}, strings.NewReader(in), &out, &errb); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 3 || lines[0] != "OK" ||
+		lines[1] != "MESSAGE search: models fitted for another rule serve this standard game (policy: the model was fitted for freestyle, not standard)" {
+		t.Fatalf("output %q", out.String())
+	}
+	if p, err := gomoku.ParseGomocup(lines[2]); err != nil || p == gomoku.Pt(7, 7) || p == gomoku.Pt(8, 8) {
+		t.Errorf("move %q (%v)", lines[2], err)
+	}
+
+	model := filepath.Join(t.TempDir(), "m.ocf")
+	if err := os.WriteFile(model, data.Model, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := Run(context.Background(), []string{"gomocup", "-agent", "search:" + model}, strings.NewReader(in), &out, &errb); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	if want := "OK\nERROR engine: policy: the model was fitted for freestyle, not standard\n"; out.String() != want {
+		t.Errorf("named model under standard: output %q, want %q", out.String(), want)
+	}
+}
+
 func TestTerminalCLI(t *testing.T) {
 	var out, errb bytes.Buffer
 	err := Run(context.Background(), []string{"-agent", "patterns", "-color", "o", "-rule", "standard"}, strings.NewReader("hint\nquit\n"), &out, &errb)
 	if err != nil || !strings.Contains(out.String(), "you play o (white) against patterns, standard rule") ||
 		!strings.HasSuffix(out.String(), "Bye.\n") {
+		t.Errorf("error %v, output:\n%s", err, out.String())
+	}
+}
+
+// TestTerminalStandard: the terminal game's default agent plays standard
+// games with the shipped freestyle models and says so.
+func TestTerminalStandard(t *testing.T) {
+	var out, errb bytes.Buffer
+	err := Run(context.Background(), []string{"-color", "x", "-rule", "standard"}, strings.NewReader("quit\n"), &out, &errb)
+	want := "Note: search: models fitted for another rule serve this standard game (policy: the model was fitted for freestyle, not standard).\n"
+	if err != nil || !strings.Contains(out.String(), want) || !strings.HasSuffix(out.String(), "Bye.\n") {
 		t.Errorf("error %v, output:\n%s", err, out.String())
 	}
 }
