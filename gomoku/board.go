@@ -95,6 +95,10 @@ func (b *Board) Count(c Player) int { return b.counts[c] }
 // Hash is a Zobrist hash of the stones (not of the side to move).
 func (b *Board) Hash() uint64 { return b.hash }
 
+// StoneKey is what a stone of c at p adds to Hash (by exclusive or): the
+// hash of a position a few stones on, without playing them.
+func StoneKey(c Player, p Point) uint64 { return zobrist[c-1][p] }
+
 // ToMove is the side to move: Black when both have as many stones, else White.
 func (b *Board) ToMove() Player {
 	if b.counts[Black] > b.counts[White] {

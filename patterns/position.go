@@ -391,6 +391,14 @@ func (p *Position) Defence(dst []gomoku.Point, q gomoku.Point, d gomoku.Dir, sid
 	return appendWindow(dst, q, d, p.tab.def[key(own, blocked)])
 }
 
+// fivePoint is the five-point of the Four a stone of side at empty cell q
+// makes along direction d (its one defence cell).
+func (p *Position) fivePoint(q gomoku.Point, d int, side gomoku.Player) gomoku.Point {
+	own, blocked := p.b.Window(q, gomoku.Dir(d), side)
+	k := bits.TrailingZeros16(p.tab.def[key(own, blocked)]) - radius
+	return gomoku.Point(int(q) + k*lineStep[d])
+}
+
 // appendWindow appends the cells of the window mask m around q along d.
 func appendWindow(dst []gomoku.Point, q gomoku.Point, d gomoku.Dir, m uint16) []gomoku.Point {
 	dx, dy := d.Step()

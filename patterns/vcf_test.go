@@ -1,6 +1,7 @@
 package patterns
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -172,5 +173,110 @@ func TestVCFNodeBound(t *testing.T) {
 	}
 	if err := pos.Check(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestFivePoint: a plain four (MakesFour, not MakesWin) makes exactly one
+// five-point, the one fivePoint names from the Four's direction, on
+// positions of random play under both rules: what VCF's settled assumes.
+func TestFivePoint(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 5))
+	var cand []gomoku.Point
+	checked := 0
+	for n := 0; n < 600; n++ {
+		pos := NewPosition(gomoku.Options{Rule: gomoku.Rule(n % 2), Radius: 1})
+		for k := 0; k < 10+rng.IntN(50) && !pos.Board().Over(); k++ {
+			var q gomoku.Point
+			q, cand = randomMove(rng, pos.Board(), cand)
+			must(t, pos.Play(q))
+		}
+		if pos.Board().Over() {
+			continue
+		}
+		for _, side := range []gomoku.Player{gomoku.Black, gomoku.White} {
+			if pos.Count(MakesFive, side) > 0 {
+				continue // VCF wins at once there; settled is never asked
+			}
+			plain := pos.Set(MakesFour, side).Minus(pos.Set(MakesWin, side))
+			for m := range plain.All() {
+				d, fours := 0, 0
+				for k := range 4 {
+					if pos.Shape(m, gomoku.Dir(k), side) == Four {
+						d, fours = k, fours+1
+					}
+				}
+				f := pos.fivePoint(m, d, side)
+				must(t, pos.Put(m, side))
+				fives := pos.Points(nil, MakesFive, side)
+				if fours != 1 || len(fives) != 1 || fives[0] != f || !pos.Board().MakesFive(f, side) {
+					t.Fatalf("%v at %v: %d Fours, five-points after it %v, fivePoint %v\n%s", side, m, fours, fives, f, pos.Board())
+				}
+				_, err := pos.Undo()
+				must(t, err)
+				checked++
+			}
+		}
+	}
+	if checked < 1000 {
+		t.Errorf("only %d plain fours checked", checked)
+	}
+}
+
+// TestVCFSettledTwin: VCF settling plain fours without playing them
+// (settled) finds the same lines, answers and node counts as playing them,
+// over sequences of searches sharing one table (as the alpha-beta's probes
+// do), with budgets that run out and ones that do not; it puts fewer
+// stones.
+func TestVCFSettledTwin(t *testing.T) {
+	type answer struct {
+		line  string
+		ok    bool
+		nodes int
+	}
+	run := func(settle bool) (out []answer, puts uint64) {
+		settleFours = settle
+		defer func() { settleFours = true }()
+		rng := rand.New(rand.NewPCG(29, 7))
+		var cand []gomoku.Point
+		tab := NewVCFTable(12)
+		for n := 0; n < 300; n++ {
+			pos := NewPosition(gomoku.Options{Rule: gomoku.Rule(n % 2), Radius: 1})
+			for k := 0; k < 20+rng.IntN(40) && !pos.Board().Over(); k++ {
+				var q gomoku.Point
+				q, cand = randomMove(rng, pos.Board(), cand)
+				must(t, pos.Play(q))
+			}
+			if pos.Board().Over() {
+				continue
+			}
+			before := pos.Puts()
+			for _, lim := range []Limits{{MaxNodes: 30, MaxDepth: 16}, {MaxNodes: 300, MaxDepth: 16}, {MaxDepth: 12}} {
+				for _, side := range []gomoku.Player{gomoku.Black, gomoku.White} {
+					lim.Table = tab
+					line, ok, nodes := VCF(pos, side, lim)
+					out = append(out, answer{fmt.Sprint(line), ok, nodes})
+				}
+			}
+			puts += pos.Puts() - before
+		}
+		return out, puts
+	}
+	got, gotPuts := run(true)
+	want, wantPuts := run(false)
+	if len(got) != len(want) {
+		t.Fatalf("%d searches, twin %d", len(got), len(want))
+	}
+	wins := 0
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("search %d: %+v, playing every four: %+v", i, got[i], want[i])
+		}
+		if got[i].ok {
+			wins++
+		}
+	}
+	t.Logf("%d searches, %d wins; %d stones put, %d playing every four", len(got), wins, gotPuts, wantPuts)
+	if wins < len(got)/20 || gotPuts >= wantPuts*9/10 {
+		t.Errorf("a weak check: %d wins of %d; %d stones put against %d", wins, len(got), gotPuts, wantPuts)
 	}
 }
