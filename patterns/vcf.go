@@ -209,11 +209,15 @@ var settleFours = true
 // third of the fours in a middle-game search reach a known failure
 // (BenchmarkSearch in package search). Only for a plain four (MakesFour,
 // not MakesWin; no five-point before it, as search checked), whose one
-// Four names the block's cell; the two stones are played otherwise.
+// Four names the block's cell, and with room for both stones under the
+// board's ply limit; the two stones are played otherwise.
 func (s *vcfSearch) settled(m gomoku.Point, depth int) bool {
 	p, i := s.pos, s.a-1
 	if !settleFours || p.flags[m][i]&(1<<MakesFour|1<<MakesWin) != 1<<MakesFour {
 		return false
+	}
+	if mp := p.b.Options().MaxPly; mp > 0 && p.b.Stones()+2 > mp {
+		return false // a ply limit would end the game before the block: try finds out
 	}
 	if depth > 1 {
 		if s.tt == nil {

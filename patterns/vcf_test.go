@@ -225,8 +225,8 @@ func TestFivePoint(t *testing.T) {
 // TestVCFSettledTwin: VCF settling plain fours without playing them
 // (settled) finds the same lines, answers and node counts as playing them,
 // over sequences of searches sharing one table (as the alpha-beta's probes
-// do), with budgets that run out and ones that do not; it puts fewer
-// stones.
+// do), with budgets that run out and ones that do not, and boards whose ply
+// limit comes within the line; it puts fewer stones.
 func TestVCFSettledTwin(t *testing.T) {
 	type answer struct {
 		line  string
@@ -240,8 +240,13 @@ func TestVCFSettledTwin(t *testing.T) {
 		var cand []gomoku.Point
 		tab := NewVCFTable(12)
 		for n := 0; n < 300; n++ {
-			pos := NewPosition(gomoku.Options{Rule: gomoku.Rule(n % 2), Radius: 1})
-			for k := 0; k < 20+rng.IntN(40) && !pos.Board().Over(); k++ {
+			stones := 20 + rng.IntN(40)
+			opts := gomoku.Options{Rule: gomoku.Rule(n % 2), Radius: 1}
+			if n%3 == 2 { // a ply limit a few stones on
+				opts.MaxPly = stones + 1 + rng.IntN(4)
+			}
+			pos := NewPosition(opts)
+			for k := 0; k < stones && !pos.Board().Over(); k++ {
 				var q gomoku.Point
 				q, cand = randomMove(rng, pos.Board(), cand)
 				must(t, pos.Play(q))
@@ -250,7 +255,7 @@ func TestVCFSettledTwin(t *testing.T) {
 				continue
 			}
 			before := pos.Puts()
-			for _, lim := range []Limits{{MaxNodes: 30, MaxDepth: 16}, {MaxNodes: 300, MaxDepth: 16}, {MaxDepth: 12}} {
+			for _, lim := range []Limits{{MaxDepth: 1}, {MaxDepth: 2}, {MaxNodes: 30, MaxDepth: 16}, {MaxNodes: 300, MaxDepth: 16}, {MaxDepth: 12}} {
 				for _, side := range []gomoku.Player{gomoku.Black, gomoku.White} {
 					lim.Table = tab
 					line, ok, nodes := VCF(pos, side, lim)
