@@ -68,7 +68,7 @@ func runMatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fs.BoolVar(&c.Log, "engine-log", false, "copy external engines' stderr to stderr")
 	fs.IntVar(&c.Generate, "generate", 0, "play from this many generated balanced openings instead of -openings (each twice, colours swapped)")
 	fs.Uint64Var(&c.GenSeed, "gen-seed", 1, "seed of the generated openings")
-	fs.StringVar(&c.SPRT, "sprt", "", `"ELO0,ELO1": stop as soon as an SPRT (alpha = beta = 0.05, on game pairs, at least 20 of them) decides between A being ELO0 or ELO1 stronger`)
+	fs.StringVar(&c.SPRT, "sprt", "", fmt.Sprintf(`"ELO0,ELO1": stop as soon as an SPRT (alpha = beta = 0.05, on game pairs, at least %d of them) decides between A being ELO0 or ELO1 stronger`, arena.DefaultMinPairs))
 	fs.IntVar(&c.Concurrency, "concurrency", 1, "games played at once (each game gets fresh agents, seeded from -seed and the game's index)")
 	if err := cli.ParseNoArgs(fs, args); err != nil {
 		return err
