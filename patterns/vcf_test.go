@@ -176,21 +176,27 @@ func TestVCFNodeBound(t *testing.T) {
 	}
 }
 
+// playRandom plays up to n moves of randomMove on pos, stopping at the
+// game's end, and reports whether the game goes on.
+func playRandom(t *testing.T, rng *rand.Rand, pos *Position, n int) bool {
+	var cand []gomoku.Point
+	for k := 0; k < n && !pos.Board().Over(); k++ {
+		var q gomoku.Point
+		q, cand = randomMove(rng, pos.Board(), cand)
+		must(t, pos.Play(q))
+	}
+	return !pos.Board().Over()
+}
+
 // TestFivePoint: a plain four (MakesFour, not MakesWin) makes exactly one
 // five-point, the one fivePoint names from the Four's direction, on
 // positions of random play under both rules: what VCF's settled assumes.
 func TestFivePoint(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 5))
-	var cand []gomoku.Point
 	checked := 0
 	for n := 0; n < 600; n++ {
 		pos := NewPosition(gomoku.Options{Rule: gomoku.Rule(n % 2), Radius: 1})
-		for k := 0; k < 10+rng.IntN(50) && !pos.Board().Over(); k++ {
-			var q gomoku.Point
-			q, cand = randomMove(rng, pos.Board(), cand)
-			must(t, pos.Play(q))
-		}
-		if pos.Board().Over() {
+		if !playRandom(t, rng, pos, 10+rng.IntN(50)) {
 			continue
 		}
 		for _, side := range []gomoku.Player{gomoku.Black, gomoku.White} {
@@ -237,7 +243,6 @@ func TestVCFSettledTwin(t *testing.T) {
 		settleFours = settle
 		defer func() { settleFours = true }()
 		rng := rand.New(rand.NewPCG(29, 7))
-		var cand []gomoku.Point
 		tab := NewVCFTable(12)
 		for n := 0; n < 300; n++ {
 			stones := 20 + rng.IntN(40)
@@ -246,12 +251,7 @@ func TestVCFSettledTwin(t *testing.T) {
 				opts.MaxPly = stones + 1 + rng.IntN(4)
 			}
 			pos := NewPosition(opts)
-			for k := 0; k < stones && !pos.Board().Over(); k++ {
-				var q gomoku.Point
-				q, cand = randomMove(rng, pos.Board(), cand)
-				must(t, pos.Play(q))
-			}
-			if pos.Board().Over() {
+			if !playRandom(t, rng, pos, stones) {
 				continue
 			}
 			before := pos.Puts()
