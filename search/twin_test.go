@@ -8,14 +8,20 @@ import (
 	"ocvist/patterns"
 )
 
-// randomPositions returns n unfinished positions of 6 to 40 stones from
-// seeded play among the filter's candidates (so threats are common).
+// randomPositions returns n unfinished freestyle positions of lo to hi
+// stones from seeded play among the filter's candidates (so threats are
+// common).
 func randomPositions(seed uint64, n, lo, hi int) []*patterns.Position {
+	return rulePositions(gomoku.Freestyle, seed, n, lo, hi)
+}
+
+// rulePositions is randomPositions under rule.
+func rulePositions(rule gomoku.Rule, seed uint64, n, lo, hi int) []*patterns.Position {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	var out []*patterns.Position
 	var res patterns.Result
 	for len(out) < n {
-		pos := patterns.NewPosition(gomoku.Options{})
+		pos := patterns.NewPosition(gomoku.Options{Rule: rule})
 		stop := lo + rng.IntN(hi-lo+1)
 		for pos.Board().Stones() < stop && !pos.Board().Over() {
 			res = patterns.Filter(pos, pos.Board().ToMove(), patterns.Config{NoMiniForce: true}, res)
@@ -68,19 +74,30 @@ func minimax(s *Searcher, depth, ply int) int {
 	return best
 }
 
-// TestAlphaBetaMatchesMinimax: on 2,000+ seeded positions the alpha-beta
-// with its transposition table (kept across the positions, so stale and
-// colliding entries are met) gives exactly the minimax value at depths 1
-// to 3.
+// TestAlphaBetaMatchesMinimax: on 2,000+ seeded freestyle positions and
+// 500+ standard ones the alpha-beta with its transposition table (kept
+// across the positions, so stale and colliding entries are met) gives
+// exactly the minimax value at depths 1 to 3.
 func TestAlphaBetaMatchesMinimax(t *testing.T) {
-	n, want := 2400, 2000
-	if testing.Short() {
-		n, want = 300, 200
+	for _, c := range []struct {
+		rule    gomoku.Rule
+		seed    uint64
+		n, want int
+		short   int // n in -short mode; want is then two thirds of it
+	}{{gomoku.Freestyle, 1, 2400, 2000, 300}, {gomoku.Standard, 31, 600, 500, 150}} {
+		n, want := c.n, c.want
+		if testing.Short() {
+			n, want = c.short, c.short*2/3
+		}
+		t.Run(c.rule.String(), func(t *testing.T) { alphaBetaMatchesMinimax(t, rulePositions(c.rule, c.seed, n, 4, 36), want) })
 	}
+}
+
+func alphaBetaMatchesMinimax(t *testing.T, positions []*patterns.Position, want int) {
 	s := New(twinConfig())
 	twin := New(twinConfig())
 	checked, mates := 0, 0
-	for i, pos := range randomPositions(1, n, 4, 36) {
+	for i, pos := range positions {
 		d := 1 + i%3
 		before := pos.Board().String()
 		res, err := s.Search(pos, Limits{Depth: d})
@@ -111,7 +128,7 @@ func TestAlphaBetaMatchesMinimax(t *testing.T) {
 	}
 	t.Logf("%d positions compared (%d with mate scores)", checked, mates)
 	if checked < want {
-		t.Fatalf("only %d of %d positions reached the alpha-beta, want %d", checked, n, want)
+		t.Fatalf("only %d of %d positions reached the alpha-beta, want %d", checked, len(positions), want)
 	}
 }
 

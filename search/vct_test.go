@@ -97,20 +97,31 @@ func refereeLine(b *gomoku.Board, line []gomoku.Point) string {
 	return ""
 }
 
-// TestVCTMatchesExhaustive: on seeded positions the VCT (tables, defences
-// from patterns, no VCF shortcut) proves exactly the wins that the
-// exhaustive twin finds within the same number of threat moves, and every
-// line it returns wins when replayed by gomoku.
+// TestVCTMatchesExhaustive: on seeded positions under both rules the VCT
+// (tables, defences from patterns, no VCF shortcut) proves exactly the
+// wins that the exhaustive twin finds within the same number of threat
+// moves, and every line it returns wins when replayed by gomoku.
 func TestVCTMatchesExhaustive(t *testing.T) {
-	n, want := 400, 250
-	if testing.Short() {
-		n, want = 150, 80
+	for _, c := range []struct {
+		rule          gomoku.Rule
+		seed          uint64
+		n, want       int
+		shortN, short int
+	}{{gomoku.Freestyle, 11, 400, 250, 150, 80}, {gomoku.Standard, 13, 200, 120, 80, 40}} {
+		n, want := c.n, c.want
+		if testing.Short() {
+			n, want = c.shortN, c.short
+		}
+		t.Run(c.rule.String(), func(t *testing.T) { vctMatchesExhaustive(t, rulePositions(c.rule, c.seed, n, 8, 30), want) })
 	}
+}
+
+func vctMatchesExhaustive(t *testing.T, positions []*patterns.Position, want int) {
 	var v vctSearch
 	v.noVCF = true
 	vcf := patterns.NewVCFTable(10)
 	compared, wins := 0, 0
-	for i, pos := range randomPositions(11, n, 8, 30) {
+	for i, pos := range positions {
 		me := pos.Board().ToMove()
 		depth := 1 + i%3
 		twin := slowVCT{pos: pos, a: me, d: me.Other(), budget: 100_000}
@@ -140,12 +151,17 @@ func TestVCTMatchesExhaustive(t *testing.T) {
 	}
 }
 
-// TestSearchLinesRefereed: every winning line Search returns (by rule, VCF,
-// VCT or a mate found by the alpha-beta) is replayed and judged by gomoku.
+// TestSearchLinesRefereed: every winning line Search returns (by rule, VCF
+// or VCT) is replayed and judged by gomoku, under both rules.
 func TestSearchLinesRefereed(t *testing.T) {
+	t.Run("freestyle", func(t *testing.T) { searchLinesRefereed(t, randomPositions(12, 160, 8, 40), 30) })
+	t.Run("standard", func(t *testing.T) { searchLinesRefereed(t, rulePositions(gomoku.Standard, 14, 100, 8, 40), 15) })
+}
+
+func searchLinesRefereed(t *testing.T, positions []*patterns.Position, want int) {
 	s := New(DefaultConfig())
 	checked := 0
-	for i, pos := range randomPositions(12, 160, 8, 40) {
+	for i, pos := range positions {
 		res, err := s.Search(pos, Limits{Nodes: 20000})
 		if err != nil {
 			t.Fatal(err)
@@ -161,8 +177,8 @@ func TestSearchLinesRefereed(t *testing.T) {
 		}
 		checked++
 	}
-	if checked < 30 {
-		t.Fatalf("only %d won positions", checked)
+	if checked < want {
+		t.Fatalf("only %d won positions, want %d", checked, want)
 	}
 }
 
