@@ -96,8 +96,11 @@ func New(db store.Store, dir string, start *policy.Model, cfg Config) (*Loop, er
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Rule != db.Config().Rule || start.Spec.Rule != cfg.Rule {
-		return nil, fmt.Errorf("loop: rule %s, but the database plays %s and the start model %s", cfg.Rule, db.Config().Rule, start.Spec.Rule)
+	switch {
+	case cfg.Rule != db.Config().Rule:
+		return nil, fmt.Errorf("loop: rule %s, but the database plays %s", cfg.Rule, db.Config().Rule)
+	case start.Spec.Rule != cfg.Rule:
+		return nil, fmt.Errorf("loop: rule %s, but the start model was fitted for %s: start from a model fitted for %s", cfg.Rule, start.Spec.Rule, cfg.Rule)
 	}
 	return &Loop{cfg: cfg, db: db, dir: dir, start: start}, nil
 }

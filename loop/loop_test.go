@@ -57,6 +57,34 @@ func runSmall(t *testing.T, seed uint64, gens int) ([]store.TeacherGame, []Recor
 	return games, recs, dir
 }
 
+// TestNewRules: a loop refuses a database of another rule, and a start
+// model fitted for another rule, each with its own error.
+func TestNewRules(t *testing.T) {
+	dir := t.TempDir()
+	start, err := policy.Load(bytes.NewReader(data.Model20261121))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		db, loop gomoku.Rule
+		want     string
+	}{
+		{gomoku.Standard, gomoku.Freestyle, "loop: rule freestyle, but the database plays standard"},
+		{gomoku.Standard, gomoku.Standard, "loop: rule standard, but the start model was fitted for freestyle: start from a model fitted for standard"},
+	} {
+		db, err := store.Open(filepath.Join(dir, c.loop.String()+".db"), store.DefaultConfig(c.db))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := smallConfig(1)
+		cfg.Rule = c.loop
+		if _, err := New(db, dir, start, cfg); err == nil || err.Error() != c.want {
+			t.Errorf("database %v, loop %v: %v, want %q", c.db, c.loop, err, c.want)
+		}
+		db.Close()
+	}
+}
+
 // TestReproducible: the same seed gives the same teacher games (stored
 // once each, every one replayable), the same records' figures and
 // byte-identical model files; another seed other games.
