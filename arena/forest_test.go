@@ -1,13 +1,11 @@
 package arena
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"testing"
 
 	"ocvist/canon"
-	"ocvist/data"
 	"ocvist/gomoku"
 	"ocvist/policy"
 )
@@ -16,10 +14,7 @@ import (
 // the candidates best first, blends the statistics it is given and refuses
 // a rule its model was not fitted for.
 func TestForestAgent(t *testing.T) {
-	m, err := policy.Load(bytes.NewReader(data.Model))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, _ := shippedModels(t)
 	a, err := NewForest(m, ForestConfig{Seed: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -1,13 +1,10 @@
 package arena
 
 import (
-	"bytes"
 	"context"
 	"testing"
 
-	"ocvist/data"
 	"ocvist/gomoku"
-	"ocvist/policy"
 )
 
 // middleGames plays n generated openings on for plies moves of a
@@ -51,14 +48,7 @@ func middleGames(tb testing.TB, n, plies int) []*gomoku.Board {
 // nodes/s: what the learned models cost the search.
 func BenchmarkSearchModels(b *testing.B) {
 	boards := middleGames(b, 8, 14)
-	pm, err := policy.Load(bytes.NewReader(data.Model))
-	if err != nil {
-		b.Fatal(err)
-	}
-	vm, err := policy.LoadValueFile("../data/value.ocf")
-	if err != nil {
-		b.Fatal(err)
-	}
+	pm, vm := shippedModels(b)
 	for _, c := range []struct {
 		name string
 		cfg  SearchConfig

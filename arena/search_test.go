@@ -12,23 +12,30 @@ import (
 	"ocvist/policy"
 )
 
+// shippedModels are the policy and value models embedded in package data.
+func shippedModels(tb testing.TB) (*policy.Model, *policy.ValueModel) {
+	tb.Helper()
+	pm, err := policy.Load(bytes.NewReader(data.Model))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f, err := forest.Load(bytes.NewReader(data.Value))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	vm, err := policy.ValueFromForest(f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return pm, vm
+}
+
 // TestSearchAgentRules: the search agent refuses a game under a rule its
 // prior or its value model was not fitted for, unless AnyRule, which plays
 // it with them and says so in Notice (empty for a game of the models'
 // rule).
 func TestSearchAgentRules(t *testing.T) {
-	pm, err := policy.Load(bytes.NewReader(data.Model))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := forest.Load(bytes.NewReader(data.Value))
-	if err != nil {
-		t.Fatal(err)
-	}
-	vm, err := policy.ValueFromForest(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pm, vm := shippedModels(t)
 	standardValue := &policy.ValueModel{Forest: vm.Forest, Rule: gomoku.Standard}
 	for _, c := range []struct {
 		name    string

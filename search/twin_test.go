@@ -79,17 +79,28 @@ func minimax(s *Searcher, depth, ply int) int {
 // across the positions, so stale and colliding entries are met) gives
 // exactly the minimax value at depths 1 to 3.
 func TestAlphaBetaMatchesMinimax(t *testing.T) {
-	for _, c := range []struct {
-		rule    gomoku.Rule
-		seed    uint64
-		n, want int
-		short   int // n in -short mode; want is then two thirds of it
-	}{{gomoku.Freestyle, 1, 2400, 2000, 300}, {gomoku.Standard, 31, 600, 500, 150}} {
+	runRules(t, []ruleCase{{gomoku.Freestyle, 1, 2400, 2000, 300, 200}, {gomoku.Standard, 31, 600, 500, 150, 100}},
+		4, 36, alphaBetaMatchesMinimax)
+}
+
+// ruleCase is one rule's share of a test over seeded positions: n
+// positions (shortN with -short) of which want (short) must be checked.
+type ruleCase struct {
+	rule          gomoku.Rule
+	seed          uint64
+	n, want       int
+	shortN, short int
+}
+
+// runRules runs check, as a subtest per rule, on each case's positions of
+// lo to hi stones.
+func runRules(t *testing.T, cases []ruleCase, lo, hi int, check func(*testing.T, []*patterns.Position, int)) {
+	for _, c := range cases {
 		n, want := c.n, c.want
 		if testing.Short() {
-			n, want = c.short, c.short*2/3
+			n, want = c.shortN, c.short
 		}
-		t.Run(c.rule.String(), func(t *testing.T) { alphaBetaMatchesMinimax(t, rulePositions(c.rule, c.seed, n, 4, 36), want) })
+		t.Run(c.rule.String(), func(t *testing.T) { check(t, rulePositions(c.rule, c.seed, n, lo, hi), want) })
 	}
 }
 

@@ -102,18 +102,8 @@ func refereeLine(b *gomoku.Board, line []gomoku.Point) string {
 // wins that the exhaustive twin finds within the same number of threat
 // moves, and every line it returns wins when replayed by gomoku.
 func TestVCTMatchesExhaustive(t *testing.T) {
-	for _, c := range []struct {
-		rule          gomoku.Rule
-		seed          uint64
-		n, want       int
-		shortN, short int
-	}{{gomoku.Freestyle, 11, 400, 250, 150, 80}, {gomoku.Standard, 13, 200, 120, 80, 40}} {
-		n, want := c.n, c.want
-		if testing.Short() {
-			n, want = c.shortN, c.short
-		}
-		t.Run(c.rule.String(), func(t *testing.T) { vctMatchesExhaustive(t, rulePositions(c.rule, c.seed, n, 8, 30), want) })
-	}
+	runRules(t, []ruleCase{{gomoku.Freestyle, 11, 400, 250, 150, 80}, {gomoku.Standard, 13, 200, 120, 80, 40}},
+		8, 30, vctMatchesExhaustive)
 }
 
 func vctMatchesExhaustive(t *testing.T, positions []*patterns.Position, want int) {
