@@ -118,6 +118,9 @@ func (c *Config) checkDB() error {
 	if c.DB == "" {
 		return errors.New("-db is empty")
 	}
+	if store.IsURL(c.DB) {
+		return nil
+	}
 	if fi, err := os.Stat(c.DB); err == nil && fi.IsDir() {
 		return fmt.Errorf("-db %s is a directory, not a database file", c.DB)
 	}
@@ -129,6 +132,8 @@ func (c *Config) checkDB() error {
 		return fmt.Errorf("-db %s: %s is not a directory", c.DB, dir)
 	} else if err != nil && !c.DBGiven && c.Game.Store {
 		return fmt.Errorf("no %s/ directory here for the default database %s: run from the repository root or name one with -db", dir, c.DB)
+	} else if err != nil && c.Game.Store {
+		return fmt.Errorf("-db %s: the directory %s does not exist (create it first)", c.DB, dir)
 	}
 	return nil
 }

@@ -14,13 +14,15 @@ type progressState struct {
 	total        int64 // games in the database
 	backlog      int64 // shards published and not yet merged
 	backlogBytes int64
-	positions    int64 // positions in the database, as last counted
+	backlogGames int64
+	positions    int64 // positions in the database, as last counted (-1: not yet)
 	target       int64 // -games, or 0
 	deadline     time.Duration
-	elapsed      time.Duration
-	dbBytes      int64  // database, young runs and shards on disk
-	busy         string // what the merger is doing ("" idle)
-	stored       bool   // false: storing off
+	elapsed      time.Duration // of play (the workers' -duration)
+	dbBytes      int64         // database, young runs and shards on disk
+	busy         string        // what the merger is doing ("" idle)
+	stored       bool          // false: storing off
+	starting     bool          // no worker plays yet
 }
 
 // progress prints a live line on a terminal (rewritten in place each
@@ -67,9 +69,17 @@ func (p *progress) end() {
 	}
 }
 
-// String is the line. The ETA counts both what is left to play and what
-// is left to merge at the rate merging has kept so far.
+// String is the line. The ETA is the play time left (by -duration, or by
+// -games at the rate so far) plus the time to merge the shards waiting now
+// at the rate merging has kept.
 func (s progressState) String() string {
+	if s.starting {
+		line := "starting: the workers load the blacklist and the model"
+		if s.busy != "" {
+			line += "; " + s.busy
+		}
+		return line
+	}
 	sec := s.elapsed.Seconds()
 	rate := 0.0
 	if sec > 0 {
@@ -89,22 +99,23 @@ func (s progressState) String() string {
 	if play >= 0 {
 		left := max(play, 0)
 		if s.stored && s.merged > 0 && sec > 0 {
-			// Games to merge by the end at the merging rate so far.
-			final := float64(s.played) + rate*left.Seconds()
-			merge := time.Duration((final - float64(s.merged)) / (float64(s.merged) / sec) * float64(time.Second))
-			left = max(left, merge)
+			left += time.Duration(float64(s.backlogGames) / (float64(s.merged) / sec) * float64(time.Second))
 		}
 		eta = left.Round(time.Second).String()
 	}
 	line := fmt.Sprintf("games %d  %.0f games/s", s.played, rate)
 	if s.stored {
-		line += fmt.Sprintf("  merged %d (database %d)  backlog %d shards %s  positions %d  db %s",
-			s.merged, s.total, s.backlog, HumanBytes(s.backlogBytes), s.positions, HumanBytes(s.dbBytes))
+		positions := "-"
+		if s.positions >= 0 {
+			positions = fmt.Sprint(s.positions)
+		}
+		line += fmt.Sprintf("  merged %d (database %d)  backlog %d shards %s  positions %s  db %s",
+			s.merged, s.total, s.backlog, HumanBytes(s.backlogBytes), positions, HumanBytes(s.dbBytes))
 		if s.busy != "" {
 			line += "  " + s.busy
 		}
 	}
-	return line + fmt.Sprintf("  elapsed %s  eta %s", s.elapsed.Round(time.Second), eta)
+	return line + fmt.Sprintf("  played %s  eta %s", s.elapsed.Round(time.Second), eta)
 }
 
 func HumanBytes(n int64) string {

@@ -7,9 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"ocvist/internal/splitmix"
+	"ocvist/internal/stop"
 	"ocvist/store"
 )
 
@@ -29,7 +30,8 @@ type job struct {
 	lastPrune time.Time // of a PostgreSQL store (see serverPruneEvery)
 	cfg       Config
 	db        store.Store
-	shardDir  string
+	dir       *jobDir // the job's own shard folder
+	shardDir  string  // its path
 	out, log  io.Writer
 	start     time.Time
 	before    int64 // games in the database when the run started
@@ -38,7 +40,9 @@ type job struct {
 	shards    chan string // published shards, in order, for the merger
 	merged    chan struct{}
 	st        jobStats
+	playStart time.Time // when the first worker began to play
 	playEnd   time.Time // when the last worker exited
+	ready     int       // workers that have begun to play
 	mu        sync.Mutex
 	failed    []string
 	// The backlog bound (see admit), kept by the main loop; drained tells
@@ -49,6 +53,9 @@ type job struct {
 	pauses    int // times workers were held (none held before)
 	pausedAt  time.Time
 	pausedFor time.Duration
+	// abandon, closed when the finishing merges are cut short by a stop:
+	// the merger leaves the shards still waiting for the next run.
+	abandon chan struct{}
 }
 
 // jobStats are the figures the progress line reads without waiting for a
@@ -90,75 +97,116 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	}
 	j := &job{cfg: cfg, out: stdout, log: stderr, start: time.Now()}
 	j.st.busy.Store("")
+	j.st.positions.Store(-1)
 	if !cfg.Game.Store {
 		return j.runInMemory(ctx)
 	}
 	runIndex, err := j.open(ctx)
-	if j.db != nil {
-		defer j.db.Close()
-	}
+	defer j.close()
 	if err != nil {
 		return err
 	}
 	j.shards = make(chan string, 1<<16)
-	j.merged = make(chan struct{})
+	j.merged, j.abandon = make(chan struct{}), make(chan struct{})
 	j.drained, j.quit = make(chan struct{}, 1), ctx.Done()
-	go j.merger(context.WithoutCancel(ctx))
+	go j.merger(ctx)
 	if err := j.startWorkers(runIndex); err != nil {
 		j.stopWorkers()
-		j.wait(context.WithoutCancel(ctx))
+		j.wait(stop.Next(ctx))
 		close(j.shards)
 		<-j.merged
 		return err
 	}
 	interrupted := j.wait(ctx)
-	return j.finish(context.WithoutCancel(ctx), interrupted)
+	// Finishing (merging what is left, pruning, concluding) is cut short
+	// by the next stop: the first, or after a stop the second.
+	fctx := ctx
+	if interrupted {
+		fctx = stop.Next(ctx)
+	}
+	return j.finish(fctx, interrupted)
 }
 
-// open opens the database and the shard directory, records the run,
-// merges what an earlier run left and says what the run is about to do.
-// It returns the run's index.
+// close releases what open took.
+func (j *job) close() {
+	if j.dir != nil {
+		j.dir.release()
+	}
+	if j.db != nil {
+		j.db.Close()
+	}
+}
+
+// open opens the database and the job's shard folder, records the run,
+// merges what earlier runs left and says what the run is about to do. It
+// returns the run's index. A server that cannot be reached at the first
+// connection ends the run (a wrong address should not hang); one that goes
+// away later in the start-up is waited for, as during the run. Each step
+// that can take long says what it does; the summary says how long the
+// start-up took (a -duration counts the time the workers play).
 func (j *job) open(ctx context.Context) (int, error) {
 	cfg := j.cfg
-	if dir := filepath.Dir(cfg.DB); cfg.DBGiven && !store.IsURL(cfg.DB) {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return 0, fmt.Errorf("create %s: %w", dir, err)
-		}
+	if store.IsURL(cfg.DB) {
+		fmt.Fprintf(j.log, "connecting to %s\n", store.Redact(cfg.DB))
 	}
 	// The database first: its writer lock keeps a second job away from
-	// everything else (the shard directory included).
+	// everything else.
 	db, err := store.OpenAt(ctx, cfg.DB, StoreConfig(cfg.Game.Rule))
 	if err != nil {
 		return 0, err
 	}
-	j.db, j.shardDir = db, ShardDir(cfg.DB)
-	if err := os.MkdirAll(j.shardDir, 0o755); err != nil {
-		return 0, fmt.Errorf("create shard directory: %w", err)
-	}
-	runIndex, err := j.record(ctx)
-	if err != nil {
+	j.db = db
+	if j.dir, err = claimJobDir(ShardDir(cfg.DB)); err != nil {
 		return 0, err
 	}
-	if err := j.recover(ctx); err != nil {
-		return 0, err
+	j.shardDir = j.dir.path
+	var runIndex int
+	var t store.Totals
+	for _, step := range []func() error{
+		func() (err error) { runIndex, err = j.record(ctx); return err },
+		func() error { return j.recover(ctx) },
+		func() error { return j.recordThreshold(ctx) },
+		func() (err error) { t, err = db.Totals(ctx); return err },
+	} {
+		if err := j.untilServer(ctx, step); err != nil {
+			return 0, err
+		}
 	}
-	// Record the prune threshold for the merges, and expire what an
-	// earlier run left old enough.
-	if err := j.prune(ctx); err != nil {
-		return 0, err
-	}
-	j.st.busy.Store("")
-	st, err := db.Stats(ctx)
-	if err != nil {
-		return 0, err
-	}
-	j.before = st.Games
+	j.before = t.Games
+	j.st.dbBytes.Store(t.Bytes)
 	fmt.Fprintf(j.log, "train run %d: %s, %s rule, %d workers, seed %d, %s (ocvist %s)\n",
-		runIndex, cfg.DB, cfg.Game.Rule, cfg.Workers, cfg.Seed, j.limitText(), cfg.Version)
-	if st.Games > 0 {
-		fmt.Fprintf(j.log, "continuing: the database holds %d games\n", st.Games)
+		runIndex, db.Path(), cfg.Game.Rule, cfg.Workers, cfg.Seed, j.limitText(), cfg.Version)
+	if t.Games > 0 {
+		fmt.Fprintf(j.log, "continuing: the database holds %d games\n", t.Games)
 	}
 	return runIndex, nil
+}
+
+// untilServer runs step, and again while it fails because the server is
+// away (store.ErrServer), 1 s doubling to 30 s apart, saying so once,
+// until it succeeds, fails otherwise or ctx ends. Every step of the
+// start-up can be run again.
+func (j *job) untilServer(ctx context.Context, step func() error) error {
+	wait := time.Second
+	for warned := false; ; {
+		err := step()
+		if !errors.Is(err, store.ErrServer) || ctx.Err() != nil {
+			if warned && err == nil {
+				fmt.Fprintln(j.log, "server back: starting")
+			}
+			return err
+		}
+		if !warned {
+			fmt.Fprintf(j.log, "warning: %v\nwaiting for the server (trying again every 1s to 30s; Ctrl-C stops)\n", err)
+			warned = true
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 30*time.Second)
+	}
 }
 
 // record saves the run's configuration and seed in the database and
@@ -183,18 +231,19 @@ func (j *job) record(ctx context.Context) (int, error) {
 // recover merges shards published by an earlier run that stopped before
 // merging them, and removes half-written ones.
 func (j *job) recover(ctx context.Context) error {
-	removed, err := store.CleanTemp(j.shardDir)
-	if err != nil {
-		return err
-	}
-	if len(removed) > 0 {
-		fmt.Fprintf(j.log, "discarded %d unfinished shard(s) of an interrupted run\n", len(removed))
-	}
-	n, games, err := MergeWaiting(ctx, j.db, j.shardDir)
-	if n > 0 {
-		fmt.Fprintf(j.log, "merged %d shard(s) left by an earlier run: %d games\n", n, games)
-	}
+	a, err := AdoptShards(ctx, j.db, ShardDir(j.cfg.DB))
+	ReportAdopted(j.log, a)
 	return err
+}
+
+// ReportAdopted says what AdoptShards did, if anything.
+func ReportAdopted(w io.Writer, a Adopted) {
+	if a.Discarded > 0 {
+		fmt.Fprintf(w, "discarded %d unfinished shard(s) of an interrupted run\n", a.Discarded)
+	}
+	if a.Shards > 0 {
+		fmt.Fprintf(w, "merged %d shard(s) left by an earlier run: %d games\n", a.Shards, a.Games)
+	}
 }
 
 // MergeWaiting merges the shards waiting in dir and deletes each once it is
@@ -209,7 +258,7 @@ func MergeWaiting(ctx context.Context, db store.Store, dir string) (n int, games
 		if err != nil {
 			return n, games, err
 		}
-		if err := os.Remove(p); err != nil {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return n, games, fmt.Errorf("remove merged shard: %w", err)
 		}
 		n++
@@ -305,14 +354,10 @@ func (j *job) gamesOf(i int) int {
 // workerArgs are the arguments of worker i's "worker" command.
 func (j *job) workerArgs(runIndex, i, games int) []string {
 	gameConf, _ := json.Marshal(j.cfg.Game)
-	var deadline int64
-	if j.cfg.Duration > 0 {
-		deadline = j.start.Add(j.cfg.Duration).UnixNano()
-	}
 	args := []string{"worker", "-config", string(gameConf),
 		"-seed", strconv.FormatUint(WorkerSeed(j.cfg.Seed, runIndex, i), 10),
 		"-index", strconv.Itoa(i), "-games", strconv.Itoa(games),
-		"-deadline", strconv.FormatInt(deadline, 10),
+		"-duration", j.cfg.Duration.String(),
 	}
 	if j.db != nil {
 		args = append(args, "-db", j.cfg.DB, "-dir", j.shardDir)
@@ -388,8 +433,15 @@ func (j *job) wait(ctx context.Context) (interrupted bool) {
 	return interrupted
 }
 
-// handle acts on one line from a worker: "published PATH GAMES BYTES".
+// handle acts on one line from a worker: "published PATH GAMES BYTES",
+// or "playing" when it begins to play (its -duration starts then).
 func (j *job) handle(ev event) {
+	if ev.line == "playing" {
+		if j.ready++; j.ready == 1 {
+			j.playStart = time.Now()
+		}
+		return
+	}
 	f := strings.Fields(ev.line)
 	if len(f) == 4 && f[0] == "published" && j.shards != nil {
 		games, _ := strconv.ParseInt(f[2], 10, 64)
@@ -414,13 +466,22 @@ func peak(p *atomic.Int64, v int64) {
 }
 
 // merger merges published shards in order, deleting each once merged, and
-// prunes whenever the young runs have grown enough (see pruneDue).
+// prunes whenever the young runs have grown enough (see pruneDue). Its
+// merges end at the stop after ctx's (stop.Next): a graceful stop merges
+// what the workers finished. The prunes while the workers play end with
+// ctx: the final prune does their work.
 func (j *job) merger(ctx context.Context) {
 	defer close(j.merged)
+	mctx := stop.Next(ctx)
 	for path := range j.shards {
+		select {
+		case <-j.abandon: // the shards wait for the next run
+			continue
+		default:
+		}
 		size := fileSize(path)
 		j.st.busy.Store("merging")
-		res, err := j.mergeRetrying(ctx, path)
+		res, err := j.mergeRetrying(mctx, path)
 		if err == nil {
 			err = os.Remove(path)
 		}
@@ -432,14 +493,17 @@ func (j *job) merger(ctx context.Context) {
 		default:
 		}
 		if err != nil {
-			j.fail(err.Error())
-			fmt.Fprintf(j.log, "merge failed, shard kept for the next run: %v\n", err)
+			if mctx.Err() == nil {
+				j.fail(err.Error())
+				fmt.Fprintf(j.log, "merge failed, shard kept for the next run: %v\n", err)
+			}
 			continue
 		}
 		j.st.merged.Add(res.Games)
+		j.measureDisk(mctx)
 		// Young runs expire as the games go by: pruning after each merge
 		// costs nothing until one does, and keeps the disk bounded.
-		if err := j.prune(ctx); err != nil {
+		if err := j.prune(ctx); err != nil && ctx.Err() == nil {
 			j.fail(err.Error())
 		}
 		j.st.busy.Store("")
@@ -497,23 +561,68 @@ func (j *job) prune(ctx context.Context) error {
 	j.st.busy.Store("pruning")
 	c := j.cfg.Prune
 	c.Batch = pruneBatch
+	c.Progress = func(p store.PruneProgress) { j.st.busy.Store(pruneText(p)) }
 	res, err := j.db.Prune(ctx, c)
 	if err != nil {
 		return err
 	}
 	j.st.positions.Store(res.Mature + res.Young)
-	j.measureDisk()
+	j.measureDisk(ctx)
 	return nil
 }
 
-// measureDisk records the database's size on disk with its shards.
-func (j *job) measureDisk() {
-	n := j.st.backlogBytes.Load() // on a server, the shards waiting here
+// recordThreshold records the prune threshold for the merges of a SQLite
+// store (which promote as they merge) without expiring anything: expiring
+// waits for the first merge, so that a run stopped before it merged
+// anything leaves the database as it was. A PostgreSQL store promotes at
+// expiry only.
+func (j *job) recordThreshold(ctx context.Context) error {
+	if store.IsURL(j.cfg.DB) {
+		return nil
+	}
+	c := j.cfg.Prune
+	c.Batch = math.MaxInt
+	res, err := j.db.Prune(ctx, c)
+	if err == nil {
+		j.st.positions.Store(res.Mature + res.Young)
+	}
+	return err
+}
+
+// pruneText says how far a prune is, for the progress line.
+func pruneText(p store.PruneProgress) string {
+	switch {
+	case p.Counting:
+		return "pruning: counting positions"
+	case p.Batches > 1:
+		return fmt.Sprintf("pruning: batch %d of %d (%d of %d rows)", p.Batch, p.Batches, p.Rows, p.TotalRows)
+	}
+	return "pruning"
+}
+
+// measureDisk records the database's size on disk (a server's database)
+// with the shards waiting here.
+func (j *job) measureDisk(ctx context.Context) {
+	n := j.st.backlogBytes.Load()
+	if t, err := j.db.Totals(ctx); err == nil {
+		n += t.Bytes
+	}
 	if !store.IsURL(j.cfg.DB) {
-		n += dirBytes(j.cfg.DB+".young") + fileSize(j.cfg.DB) + fileSize(j.cfg.DB+"-wal")
+		n += dirBytes(j.cfg.DB + ".young")
 	}
 	j.st.dbBytes.Store(n)
 	peak(&j.st.peakDB, n)
+}
+
+// elapsedPlay is how long the workers have played so far.
+func (j *job) elapsedPlay() time.Duration {
+	switch {
+	case j.playStart.IsZero():
+		return 0
+	case !j.playEnd.IsZero():
+		return j.playTime()
+	}
+	return time.Since(j.playStart)
 }
 
 // snapshot gathers what the progress line shows.
@@ -524,9 +633,9 @@ func (j *job) snapshot() progressState {
 	}
 	s := progressState{
 		played: played, merged: j.st.merged.Load(), total: j.before + j.st.merged.Load(),
-		backlog: j.st.backlog.Load(), backlogBytes: j.st.backlogBytes.Load(),
+		backlog: j.st.backlog.Load(), backlogBytes: j.st.backlogBytes.Load(), backlogGames: j.st.backlogGames.Load(),
 		positions: j.st.positions.Load(), dbBytes: j.st.dbBytes.Load(),
-		elapsed: time.Since(j.start), busy: j.st.busy.Load().(string), stored: j.db != nil,
+		elapsed: j.elapsedPlay(), busy: j.st.busy.Load().(string), stored: j.db != nil, starting: j.playStart.IsZero(),
 	}
 	if j.cfg.Games > 0 {
 		s.target = int64(j.cfg.Games)
@@ -539,35 +648,46 @@ func (j *job) snapshot() progressState {
 
 // finish merges what is left, prunes and concludes, and prints the
 // summary. A stopped or failed run prunes too: pruning does not depend on
-// when it runs, and it keeps the database bounded.
+// when it runs, and it keeps the database bounded; a run that merged
+// nothing leaves the database as it was. ctx cuts finishing short: the
+// shards not merged wait in the job's folder for the next run, a prune
+// stops after its current batch's statement (the batches before it stay
+// done), and the run ends as stopped (nil).
 func (j *job) finish(ctx context.Context, interrupted bool) error {
 	if n := j.st.backlog.Load(); n > 0 {
 		fmt.Fprintf(j.log, "merging the %d shard(s) still waiting (%s)\n", n, HumanBytes(j.st.backlogBytes.Load()))
 	}
 	close(j.shards)
-	<-j.merged
+	select {
+	case <-j.merged:
+	case <-ctx.Done():
+		close(j.abandon)
+		<-j.merged
+	}
 	// Shards the merger could not take (it reported why) wait for the
 	// next run; temporary ones are of dead workers.
 	if _, err := store.CleanTemp(j.shardDir); err != nil {
 		return err
 	}
-	fmt.Fprintf(j.log, "pruning: expiring young runs older than %d games (positions below %d games in them are dropped); then concluding\n",
-		j.cfg.Prune.Age, j.cfg.Prune.MinGames)
-	res, err := j.db.Prune(ctx, j.cfg.Prune)
-	if err != nil {
-		return err
+	if ctx.Err() != nil {
+		return j.cutShort()
 	}
-	fmt.Fprintf(j.log, "pruned: %d young run(s) expired, %d positions dropped (%d blacklisted moves kept); %d promoted positions, %d young in %d run(s)\n",
-		res.Runs, res.Positions, res.Blacklisted, res.Mature, res.Young, res.YoungRuns)
-	n, err := j.db.Conclude(ctx, j.cfg.Conclude)
-	if err != nil {
-		return err
+	var res store.PruneResult
+	if j.st.merged.Load() > 0 {
+		var err error
+		if res, err = j.finalPrune(ctx); err != nil {
+			if ctx.Err() != nil {
+				return j.cutShort()
+			}
+			return err
+		}
+	} else {
+		fmt.Fprintln(j.log, "no games merged: the database is left as it was (no prune, no conclude)")
 	}
-	fmt.Fprintf(j.log, "concluded: %d moves newly blacklisted\n", n)
 	if err := j.db.Checkpoint(ctx); err != nil {
 		return err
 	}
-	j.measureDisk()
+	j.measureDisk(ctx)
 	j.summary(res)
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -580,22 +700,57 @@ func (j *job) finish(ctx context.Context, interrupted bool) error {
 	return nil
 }
 
+// finalPrune prunes every due run and concludes, saying how far it is.
+func (j *job) finalPrune(ctx context.Context) (store.PruneResult, error) {
+	fmt.Fprintf(j.log, "pruning: expiring young runs older than %d games (positions below %d games in them are dropped); then concluding\n",
+		j.cfg.Prune.Age, j.cfg.Prune.MinGames)
+	c := j.cfg.Prune
+	c.Progress = func(p store.PruneProgress) {
+		if p.Batches > 1 && !p.Counting {
+			fmt.Fprintln(j.log, pruneText(p))
+		}
+	}
+	res, err := j.db.Prune(ctx, c)
+	if err != nil {
+		return res, err
+	}
+	fmt.Fprintf(j.log, "pruned: %d young run(s) expired, %d positions dropped (%d blacklisted moves kept); %d promoted positions, %d young in %d run(s)\n",
+		res.Runs, res.Positions, res.Blacklisted, res.Mature, res.Young, res.YoungRuns)
+	n, err := j.db.Conclude(ctx, j.cfg.Conclude)
+	if err != nil {
+		return res, err
+	}
+	fmt.Fprintf(j.log, "concluded: %d moves newly blacklisted\n", n)
+	return res, nil
+}
+
+// cutShort ends a run whose finishing a stop cut short.
+func (j *job) cutShort() error {
+	waiting, _ := store.ListShards(j.shardDir)
+	fmt.Fprintf(j.out, "stopped while finishing: %d games merged this run; %d shard(s) wait in %s and pruning waits for the next run or train prune\n",
+		j.st.merged.Load(), len(waiting), j.shardDir)
+	return nil
+}
+
 // summary prints the run's figures: games, both rates, the database (as
-// the final prune left it; "train stats" counts everything), and the peaks
-// of a long run.
+// the final prune left it; "train stats" counts everything), the time
+// start-up, play and finishing took, and the peaks of a long run.
 func (j *job) summary(pr store.PruneResult) {
 	el := time.Since(j.start)
 	played := j.snapshot().played
-	play := j.playEnd.Sub(j.start)
+	play := j.playTime()
 	games := j.st.merged.Load()
 	fmt.Fprintf(j.out, "games this run %d: self-play %.0f games/s while the workers played (%s), end-to-end %.0f games/s over the whole %s\n",
-		games, rate(played, play), play.Round(time.Second), rate(games, el), el.Round(time.Second))
-	fmt.Fprintf(j.out, "database %s: %d games, %d positions (%d promoted, %d young in %d runs), %s\n",
-		j.cfg.DB, j.before+games, pr.Mature+pr.Young, pr.Mature, pr.Young, pr.YoungRuns, HumanBytes(j.st.dbBytes.Load()))
+		games, rate(played, play), play.Round(100*time.Millisecond), rate(games, el), el.Round(time.Second))
+	fmt.Fprintf(j.out, "time: start-up %s (opening the database, merging what an earlier run left, the workers loading the blacklist), play %s, finishing %s (merging, pruning, concluding)\n",
+		j.startup().Round(100*time.Millisecond), play.Round(100*time.Millisecond), time.Since(j.playEnd).Round(100*time.Millisecond))
+	if pr != (store.PruneResult{}) {
+		fmt.Fprintf(j.out, "database %s: %d games, %d positions (%d promoted, %d young in %d runs), %s\n",
+			j.cfg.DB, j.before+games, pr.Mature+pr.Young, pr.Mature, pr.Young, pr.YoungRuns, HumanBytes(j.st.dbBytes.Load()))
+	}
 	self, children := peakRSS()
-	fmt.Fprintf(j.out, "peaks: database with shards %s, shard backlog %s (%d shards at most), memory %s coordinator, %s largest worker; %s after the workers stopped\n",
-		HumanBytes(j.st.peakDB.Load()), HumanBytes(j.st.peakBacklog.Load()), j.st.peakShards.Load(), HumanBytes(self), HumanBytes(children),
-		time.Since(j.playEnd).Round(100*time.Millisecond))
+	fmt.Fprintf(j.out, "peaks: database with shards %s, shard backlog %s (%d shards at most), memory %s coordinator, %s largest worker\n",
+		HumanBytes(j.st.peakDB.Load()), HumanBytes(j.st.peakBacklog.Load()), j.st.peakShards.Load(), HumanBytes(self), HumanBytes(children))
 	fmt.Fprint(j.out, j.backlogSummary())
 	cpuSelf, cpuWorkers := cpuTimes()
 	if cpuWorkers > 0 {
@@ -604,20 +759,37 @@ func (j *job) summary(pr store.PruneResult) {
 	}
 }
 
+// playTime is how long the workers played: from the first one's start of
+// play to the last one's exit (none if none began).
+func (j *job) playTime() time.Duration {
+	if j.playStart.IsZero() || j.playEnd.Before(j.playStart) {
+		return 0
+	}
+	return j.playEnd.Sub(j.playStart)
+}
+
+// startup is the time before the first worker began to play.
+func (j *job) startup() time.Duration {
+	if j.playStart.IsZero() {
+		return j.playEnd.Sub(j.start)
+	}
+	return j.playStart.Sub(j.start)
+}
+
 // runInMemory runs the workers with storing off and prints their rate.
 func (j *job) runInMemory(ctx context.Context) error {
 	fmt.Fprintf(j.log, "train run (storing off): %d workers, seed %d, %s (ocvist %s)\n",
 		j.cfg.Workers, j.cfg.Seed, j.limitText(), j.cfg.Version)
 	if err := j.startWorkers(1); err != nil {
 		j.stopWorkers()
-		j.wait(context.WithoutCancel(ctx))
+		j.wait(stop.Next(ctx))
 		return err
 	}
 	j.wait(ctx)
 	played := j.snapshot().played
 	el := time.Since(j.start)
 	fmt.Fprintf(j.out, "storing off: %d games, self-play %.0f games/s while the workers played (%s), %.0f games/s over the whole %s\n",
-		played, rate(played, j.playEnd.Sub(j.start)), j.playEnd.Sub(j.start).Round(time.Second), rate(played, el), el.Round(time.Second))
+		played, rate(played, j.playTime()), j.playTime().Round(100*time.Millisecond), rate(played, el), el.Round(time.Second))
 	if len(j.failed) > 0 {
 		return errors.New(strings.Join(j.failed, "; "))
 	}

@@ -20,21 +20,22 @@ type WorkerConfig struct {
 	Dir      string // the shard directory ("": storing off)
 	Index    int
 	Seed     uint64
-	Games    int       // games to play (0: until Deadline)
-	Deadline time.Time // zero: none
+	Games    int           // games to play (0: for Duration)
+	Duration time.Duration // play this long from the first game (0: no limit)
 	// Gate, if not nil, gives the coordinator's go-ahead after each
 	// published shard (see job.admit): a value, or its close, which lets
 	// the worker go on for good (the coordinator is gone).
 	Gate <-chan struct{}
 }
 
-// Work is one worker process: it plays games, aggregates them in memory
-// and publishes them as sealed shard files in Dir, writing "published
-// PATH GAMES BYTES" for each and "played N" as it goes to out. When ctx
-// ends or its parent process dies, it publishes the games it finished
+// Work is one worker process: it loads what it plays with, writes
+// "playing" to out and plays games (for cfg.Duration from then), aggregates
+// them in memory and publishes them as sealed shard files in Dir, writing
+// "published PATH GAMES BYTES" for each and "played N" as it goes. When
+// ctx ends or its parent process dies, it publishes the games it finished
 // and returns nil.
 func Work(ctx context.Context, cfg WorkerConfig, out io.Writer) error {
-	w := &selfplayWorker{cfg: cfg.Game, dir: cfg.Dir, index: cfg.Index, seed: cfg.Seed, deadline: cfg.Deadline, out: out}
+	w := &selfplayWorker{cfg: cfg.Game, dir: cfg.Dir, index: cfg.Index, seed: cfg.Seed, duration: cfg.Duration, out: out}
 	w.gate = cfg.Gate
 	return w.run(ctx, cfg.DB, cfg.Games)
 }
@@ -45,7 +46,8 @@ type selfplayWorker struct {
 	dir      string
 	index    int
 	seed     uint64
-	deadline time.Time
+	duration time.Duration
+	deadline time.Time // of play, from duration once it begins (zero: none)
 	out      io.Writer
 	played   int64
 	shards   int
@@ -57,6 +59,10 @@ func (w *selfplayWorker) run(ctx context.Context, dbPath string, games int) erro
 	if err != nil {
 		return err
 	}
+	if w.duration > 0 {
+		w.deadline = time.Now().Add(w.duration)
+	}
+	fmt.Fprintln(w.out, "playing")
 	rng := rand.New(rand.NewPCG(w.seed, uint64(w.index)))
 	batch := store.NewBatch()
 	lastFlush, lastReport := time.Now(), time.Now()

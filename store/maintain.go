@@ -36,6 +36,24 @@ type PruneConfig struct {
 	// the moves table in one upsert. A long job's coordinator batches; a
 	// final prune does not.
 	Batch int `json:"batch"`
+	// Progress, if set, is told of a long prune's steps (the PostgreSQL
+	// store's batches), on the calling goroutine.
+	Progress func(PruneProgress) `json:"-"`
+}
+
+// PruneProgress is how far a prune has got: its batch (1-based) of
+// Batches, the young rows expired so far of TotalRows due; Counting: the
+// batches are done and the positions are being counted.
+type PruneProgress struct {
+	Batch, Batches  int
+	Rows, TotalRows int64
+	Counting        bool
+}
+
+func (c PruneConfig) report(p PruneProgress) {
+	if c.Progress != nil {
+		c.Progress(p)
+	}
 }
 
 // DefaultPrune holds the default thresholds.
@@ -59,6 +77,15 @@ type PruneResult struct {
 	YoungRuns   int   // young runs left
 	Young       int64 // positions left young (below MinGames)
 	Mature      int64 // positions in the moves table
+}
+
+// add adds the counts of what a batch of a prune expired.
+func (r *PruneResult) add(b PruneResult) {
+	r.Runs += b.Runs
+	r.Positions += b.Positions
+	r.Moves += b.Moves
+	r.Blacklisted += b.Blacklisted
+	r.Updated += b.Updated
 }
 
 // Prune expires the young runs merged at least c.Age games ago: it reads

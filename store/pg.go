@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"ocvist/gomoku"
@@ -34,6 +35,9 @@ type PG struct {
 	url  string // with the password masked, for messages
 	cfg  Config
 	id   string
+	// batchRows bounds the young rows of one prune transaction
+	// (pgPruneBatchRows; tests set it lower).
+	batchRows int64
 }
 
 var _ Store = (*PG)(nil)
@@ -42,7 +46,7 @@ var _ Store = (*PG)(nil)
 var pgMigrationFS embed.FS
 
 // PGSchemaVersion is the schema the PostgreSQL migrations build.
-const PGSchemaVersion = 3
+const PGSchemaVersion = 4
 
 // IsURL reports whether a -db argument names a PostgreSQL server
 // (postgres:// or postgresql://) rather than a SQLite file.
@@ -75,12 +79,13 @@ func OpenPGExisting(ctx context.Context, rawURL string) (*PG, error) {
 }
 
 func openPG(ctx context.Context, rawURL string, want Config) (*PG, error) {
-	p := &PG{url: redact(rawURL), cfg: want}
+	p := &PG{url: redact(rawURL), cfg: want, batchRows: pgPruneBatchRows}
 	pcfg, err := pgxpool.ParseConfig(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("store: %s: %w", p.url, err)
 	}
 	pcfg.MaxConns = 4
+	stoppable(pcfg)
 	if p.pool, err = pgxpool.NewWithConfig(ctx, pcfg); err != nil {
 		return nil, fmt.Errorf("store: %s: %w", p.url, err)
 	}
@@ -88,13 +93,65 @@ func openPG(ctx context.Context, rawURL string, want Config) (*PG, error) {
 	defer cancel()
 	if err := p.pool.Ping(cctx); err != nil {
 		p.pool.Close()
-		return nil, fmt.Errorf("store: %s: %w: %v", p.url, ErrServer, err)
+		return nil, fmt.Errorf("store: %s: %w", p.url, connectError(err))
 	}
 	if err := p.setup(cctx); err != nil {
 		p.pool.Close()
 		return nil, fmt.Errorf("store: %s: %w", p.url, err)
 	}
 	return p, nil
+}
+
+// stoppable makes a cancelled context stop the server's work, not just
+// the client's wait: pgx's default closes the socket and leaves the
+// statement running (a prune went on for minutes holding the maintenance
+// lock). A cancel request goes to the server at once; the socket is closed
+// a second later if the server has not answered. And the server checks
+// every second that its client is still there (PostgreSQL 14 and later;
+// older servers ignore it), so a client killed with SIGKILL does not
+// leave its statement running and its locks held.
+func stoppable(c *pgxpool.Config) {
+	c.ConnConfig.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: pc, DeadlineDelay: time.Second}
+	}
+	c.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+		_, err := conn.Exec(ctx, "SET client_connection_check_interval = 1000")
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "42704" { // undefined_object: before PostgreSQL 14
+			err = nil
+		}
+		return err
+	}
+}
+
+// connectError is a failed connection in one line: the server's refusal
+// (a wrong password, no such role or database), which waiting will not
+// mend, or ErrServer with the network's reason (refused, timed out, no
+// such host). pgx's own text repeats each address it tried, over lines.
+func connectError(err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && !serverGone(pe) {
+		return fmt.Errorf("the server refused the connection: %s (SQLSTATE %s)", pe.Message, pe.Code)
+	}
+	var op *net.OpError
+	var dns *net.DNSError
+	switch {
+	case errors.As(err, &dns):
+		return fmt.Errorf("%w: %v", ErrServer, dns)
+	case errors.As(err, &op):
+		return fmt.Errorf("%w: %v", ErrServer, op)
+	case pgconn.Timeout(err):
+		return fmt.Errorf("%w: no answer in time", ErrServer)
+	}
+	return fmt.Errorf("%w: %s", ErrServer, strings.Join(strings.Fields(err.Error()), " "))
+}
+
+// Redact masks the password of a URL (a file name is returned as it is).
+func Redact(raw string) string {
+	if !IsURL(raw) {
+		return raw
+	}
+	return redact(raw)
 }
 
 // redact masks the password of a URL.

@@ -67,8 +67,8 @@ func (p *PG) mergeTx(ctx context.Context, tx pgx.Tx, r *runReader, path string) 
 	t := r.foot.totals
 	_, err := tx.Exec(ctx, `WITH t AS (UPDATE totals SET games = games + $1, black_wins = black_wins + $2,
 		white_wins = white_wins + $3, draws = draws + $4 WHERE id = 1 RETURNING games)
-		INSERT INTO young_runs (run, born, shard_id) SELECT $5, games, $6 FROM t`,
-		t.games, t.black, t.white, t.draws, run, r.h.id)
+		INSERT INTO young_runs (run, born, shard_id, rows) SELECT $5, games, $6, $7 FROM t`,
+		t.games, t.black, t.white, t.draws, run, r.h.id, r.foot.rows)
 	return err
 }
 

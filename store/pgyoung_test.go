@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,10 +17,19 @@ import (
 // batches, then all at once) and concluded in the same order into
 // PostgreSQL and SQLite give, after every step, the same export, counts
 // (positions, moves, young, young runs, blacklisted) and blacklist; a
-// prune that promotes conserves the counts of everything it keeps.
+// prune that promotes conserves the counts of everything it keeps. The
+// PostgreSQL prune expires its due runs in one transaction, then in one
+// transaction a run.
 func TestPGYoungLikeSQLite(t *testing.T) {
+	for _, rows := range []int64{pgPruneBatchRows, 1} {
+		t.Run(fmt.Sprintf("batches of %d rows", rows), func(t *testing.T) { pgYoungLikeSQLite(t, rows) })
+	}
+}
+
+func pgYoungLikeSQLite(t *testing.T, batchRows int64) {
 	ctx := context.Background()
 	p := mustPG(t, pgURL(t))
+	p.batchRows = batchRows
 	d := mustOpen(t, filepath.Join(t.TempDir(), "twin.db"))
 	shards := pgShards(t, t.TempDir(), 500, 8, 300)
 	both := func(step string, fn func(s Store) error) {

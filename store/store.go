@@ -22,6 +22,7 @@ type Store interface {
 	Prune(ctx context.Context, c PruneConfig) (PruneResult, error)
 	Conclude(ctx context.Context, c ConcludeConfig) (int64, error)
 	Stats(ctx context.Context) (Stats, error)
+	Totals(ctx context.Context) (Totals, error)
 	ScanMoves(ctx context.Context, minGames int64, fn func(MoveStat) error) error
 	MoveStats(ctx context.Context, key string) ([]MoveStat, error)
 	Export(ctx context.Context, w io.Writer) error

@@ -102,6 +102,14 @@ func export(t *testing.T, db string) map[string][4]int64 {
 
 func TestRunAndStats(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "sub", "t.db")
+	// A -db in a directory that does not exist is refused, not created.
+	if _, errOut, code := train(t, "run", "-db", db, "-games", "2"); code != 2 || !strings.Contains(errOut, "does not exist (create it first)") {
+		t.Fatalf("a -db in a missing directory: exit %d, %q", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Dir(db)); err == nil {
+		t.Fatalf("%s was created", filepath.Dir(db))
+	}
+	os.Mkdir(filepath.Dir(db), 0o755)
 	out, errOut, code := train(t, "run", "-db", db, "-games", "300", "-workers", "2", "-seed", "7", "-shard-games", "40")
 	if code != 0 || !strings.Contains(out, "games this run 300: self-play ") || !strings.Contains(out, "end-to-end ") || !strings.Contains(out, "peaks: ") {
 		t.Errorf("exit %d, summary: %s\n%s", code, out, errOut)
@@ -306,7 +314,7 @@ func TestKill9Resume(t *testing.T) {
 	// deleted, is in the ledger and adds nothing.
 	before := stats(t, db).Games
 	var published int64
-	shards, _ := store.ListShards(shardDir)
+	shards, _ := filepath.Glob(filepath.Join(shardDir, "job-*", "shard-*.run"))
 	d, err := store.OpenReadOnly(db)
 	if err != nil {
 		t.Fatal(err)
@@ -332,6 +340,8 @@ func TestKill9Resume(t *testing.T) {
 }
 
 // workerPIDs finds the worker processes writing into shardDir.
+// workerPIDs are the worker processes of the jobs whose shard root is
+// shardDir (each job's folder is shardDir/job-…).
 func workerPIDs(t *testing.T, shardDir string) []int {
 	t.Helper()
 	var pids []int
@@ -342,7 +352,7 @@ func workerPIDs(t *testing.T, shardDir string) []int {
 			continue
 		}
 		args := strings.Split(string(b), "\x00")
-		if len(args) > 1 && args[1] == "worker" && strings.Contains(string(b), "\x00"+shardDir+"\x00") {
+		if len(args) > 1 && args[1] == "worker" && strings.Contains(string(b), "\x00"+shardDir+"/") {
 			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
 			pids = append(pids, pid)
 		}
@@ -350,7 +360,7 @@ func workerPIDs(t *testing.T, shardDir string) []int {
 	return pids
 }
 
-// waitGone waits until no worker of shardDir is running.
+// waitGone waits until no worker of a job of shardDir is running.
 func waitGone(t *testing.T, shardDir string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)

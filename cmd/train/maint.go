@@ -91,8 +91,10 @@ Expire the database's young runs merged at least -age games ago: their
 positions still seen in fewer than -min games are dropped (their blacklisted
 moves are kept), those promoted since join the moves table. Positions reach
 the moves table as soon as they are seen in -min games. What is dropped
-depends only on counts and ages, never on when pruning ran. Shards waiting
-in the database's shard directory (of a stopped run) are merged first.`
+depends only on counts and ages, never on when pruning ran. Shards that a
+stopped or crashed run left waiting are merged first (never those of a job
+still running). A PostgreSQL prune expires the runs in batches, each its own
+transaction: Ctrl-C stops it within a second, keeping the batches done.`
 
 func pruneCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("prune", "[-db FILE] [-min N] [-age GAMES]", pruneAbout, stderr)
@@ -114,19 +116,25 @@ func pruneCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer db.Close()
-	shards := coordinator.ShardDir(*dbPath)
-	if waiting, _ := store.ListShards(shards); len(waiting) > 0 {
-		fmt.Fprintf(stderr, "merging the %d shard(s) waiting in %s first\n", len(waiting), shards)
-		if _, err := store.CleanTemp(shards); err != nil {
-			return err
-		}
-		if _, _, err := coordinator.MergeWaiting(ctx, db, shards); err != nil {
-			return err
-		}
+	a, err := coordinator.AdoptShards(ctx, db, coordinator.ShardDir(*dbPath))
+	coordinator.ReportAdopted(stderr, a)
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(stderr, "pruning: expiring young runs older than %d games\n", c.Age)
+	c.Progress = func(p store.PruneProgress) {
+		switch {
+		case p.Counting:
+			fmt.Fprintln(stderr, "pruning: counting the positions")
+		case p.Batches > 1:
+			fmt.Fprintf(stderr, "pruning: batch %d of %d (%d of %d young rows expired so far)\n", p.Batch, p.Batches, p.Rows, p.TotalRows)
+		}
+	}
 	res, err := db.Prune(ctx, c)
 	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("prune stopped: %d young run(s) expired before the stop, %d left; run prune again to finish: %w", res.Runs, res.YoungRuns, ctx.Err())
+		}
 		return err
 	}
 	if err := db.Checkpoint(ctx); err != nil {

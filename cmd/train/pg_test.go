@@ -92,8 +92,9 @@ func TestPostgresRunAndLoop(t *testing.T) {
 	}
 	checkModels(t, dir, u)
 	_, errOut, code = trainIn(t, dir, "run", "-db", "postgres://ocvist:pw@127.0.0.1:1/x?connect_timeout=2", "-games", "10")
-	if code != 1 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || !strings.Contains(errOut, "unavailable") || strings.Contains(errOut, ":pw@") {
-		t.Errorf("unreachable server: exit %d, stderr %q; want exit 1 and one line, password masked", code, errOut)
+	want := "train: store: postgres://ocvist:xxxxx@127.0.0.1:1/x?connect_timeout=2: postgres server unavailable: dial tcp 127.0.0.1:1: connect: connection refused\n"
+	if code != 1 || !strings.HasSuffix(errOut, want) || strings.Count(errOut, "train: ") != 1 || strings.Contains(errOut, ":pw@") {
+		t.Errorf("unreachable server: exit %d, stderr %q; want exit 1 and one error line %q, password masked", code, errOut, want)
 	}
 }
 

@@ -12,7 +12,9 @@ import (
 )
 
 const workerAbout = `
-Internal: one self-play worker, started by "train run". It plays games,
+Internal: one self-play worker, started by "train run". It loads the
+blacklist and the model, prints "playing" and plays games (for -duration
+from then, or -games),
 aggregates them in memory, and publishes them as sealed shard files in -dir,
 printing "published PATH GAMES BYTES" for each and "played N" as it goes.
 Without -dir it plays in memory only (storing off). With -gate it waits
@@ -26,7 +28,7 @@ func workerCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		dbPath, dir, conf string
 		seed              uint64
 		index, games      int
-		deadline          int64
+		duration          time.Duration
 		gate              bool
 	)
 	fs.StringVar(&dbPath, "db", "", "main database (read for the blacklist)")
@@ -34,8 +36,8 @@ func workerCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	fs.StringVar(&conf, "config", "", "game configuration (JSON)")
 	fs.Uint64Var(&seed, "seed", 0, "seed")
 	fs.IntVar(&index, "index", 0, "worker index")
-	fs.IntVar(&games, "games", 0, "games to play (0: until the deadline)")
-	fs.Int64Var(&deadline, "deadline", 0, "stop at this Unix time in nanoseconds (0: none)")
+	fs.IntVar(&games, "games", 0, "games to play (0: for -duration)")
+	fs.DurationVar(&duration, "duration", 0, "play this long, from the first game (0: no limit)")
 	fs.BoolVar(&gate, "gate", false, "after each published shard, wait for a line on stdin")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -47,12 +49,10 @@ func workerCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err := w.Game.Validate(); err != nil {
 		return usageError{err.Error()}
 	}
-	if games == 0 && deadline == 0 {
-		return usageError{"worker: needs -games or -deadline"}
+	if games == 0 && duration <= 0 {
+		return usageError{"worker: needs -games or -duration"}
 	}
-	if deadline > 0 {
-		w.Deadline = time.Unix(0, deadline)
-	}
+	w.Duration = duration
 	if gate {
 		w.Gate = goAheads(stdin)
 	}

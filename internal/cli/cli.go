@@ -25,6 +25,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"ocvist/internal/stop"
 )
 
 // Version is Ocvist's version: the one string every command reports (ABOUT,
@@ -38,13 +40,39 @@ type RunFunc func(ctx context.Context, args []string, stdin io.Reader, stdout, s
 
 // Main runs the command name with the process's arguments, under a context
 // cancelled by SIGINT or SIGTERM, reports its error on stderr and exits
-// with ExitCode. A second signal kills the process the default way.
+// with ExitCode. The context carries (package stop) a second one that the
+// next signal cancels: the work a command does to finish after a stop
+// (merging, pruning) runs under it, so a second Ctrl-C cuts that short
+// too. A third signal kills the process the default way.
 func Main(name string, args []string, run RunFunc) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, release := Signals(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, args, os.Stdin, os.Stdout, os.Stderr)
-	stop()
+	release()
 	Report(os.Stderr, name, ctx, err)
 	os.Exit(ExitCode(ctx, err))
+}
+
+// Signals returns a context cancelled by the first of the signals, which
+// carries (stop.WithNext) one cancelled by the second; after the second,
+// the signals have their default effect again. release stops listening.
+func Signals(parent context.Context, sigs ...os.Signal) (ctx context.Context, release func()) {
+	next, cancelNext := context.WithCancel(parent)
+	ctx, cancel := context.WithCancel(stop.WithNext(next, next))
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, sigs...)
+	done := make(chan struct{})
+	go func() {
+		defer signal.Stop(ch)
+		for _, cancelOne := range []context.CancelFunc{cancel, cancelNext} {
+			select {
+			case <-ch:
+				cancelOne()
+			case <-done:
+				return
+			}
+		}
+	}()
+	return ctx, func() { close(done); cancel(); cancelNext() }
 }
 
 // UsageError is a bad command line: exit status 2.

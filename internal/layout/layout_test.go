@@ -97,6 +97,7 @@ func isCommand(p string) bool { return strings.HasPrefix(p, "cmd/") }
 // packages they may import (by prefix).
 var allowed = map[string]struct{ deps, external string }{
 	"internal/splitmix": {"", ""},
+	"internal/stop":     {"", ""},
 	"gomoku":            {"internal/splitmix", ""},
 	"canon":             {"gomoku internal/splitmix", ""},
 	"patterns":          {"gomoku canon internal/splitmix", ""},
@@ -106,7 +107,7 @@ var allowed = map[string]struct{ deps, external string }{
 	"store":             {"gomoku canon internal/splitmix", "github.com/mattn/go-sqlite3 github.com/jackc/pgx/"},
 	"gomocup":           {"gomoku internal/splitmix", ""},
 	"data":              {"", ""},
-	"coordinator":       {"arena search selfplay store policy forest patterns canon gomoku internal/splitmix", "gonum.org/v1/gonum/ github.com/mattn/go-sqlite3 github.com/jackc/pgx/"},
+	"coordinator":       {"arena search selfplay store policy forest patterns canon gomoku internal/splitmix internal/stop", "gonum.org/v1/gonum/ github.com/mattn/go-sqlite3 github.com/jackc/pgx/"},
 	"loop":              {"arena search selfplay store policy forest patterns canon gomoku gomocup internal/splitmix", "gonum.org/v1/gonum/ gonum.org/v1/plot github.com/mattn/go-sqlite3 github.com/jackc/pgx/"},
 }
 
@@ -210,6 +211,7 @@ var goroutines = map[string]string{
 	"loop/loop.go":          "a generation's teacher games on Config.Workers goroutines, waited for before play returns",
 	"gomocup/think.go":      "the engine's Move for one turn, waited for before the turn's call returns",
 	"internal/cli/lines.go": "the commands' input reader (internal/cli is the commands' scaffold)",
+	"internal/cli/cli.go":   "the commands' signal listener, which cancels the command's context (internal/cli is the commands' scaffold)",
 }
 
 // TestGoroutines: goroutines start only in commands and in the places
