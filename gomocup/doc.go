@@ -21,7 +21,11 @@
 // thinking engine: one that implements Stopper answers at once with its
 // best move so far. Serve reads lines from a channel that the command
 // fills (a command owns its input), so that YXSTOP and END are seen while
-// the engine thinks.
+// the engine thinks. Every command gets its one reply (none for INFO,
+// YXSTOP and END), and no bad line breaks what follows: a malformed INFO
+// value is ignored and reported once, by a MESSAGE before the next reply;
+// INFO rule is Piskvork's bitmask, whose renju and caro bits refuse the
+// moves until a rule Ocvist plays comes.
 //
 // # Client
 //
