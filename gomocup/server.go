@@ -64,10 +64,10 @@ const (
 // the engine thinks.
 //
 // Replies: every command gets one reply, or none for INFO, YXSTOP and
-// END; BOARD and SWAP2BOARD reply once, at DONE. A reply is OK, a move
-// "x,y", the ABOUT line, "ERROR reason" for a known command that cannot
-// be carried out (malformed, off the board, occupied, an impossible
-// BOARD, a move under a rule Ocvist does not play) or "UNKNOWN command". MESSAGE lines may precede a reply: why
+// END; BOARD and SWAP2BOARD reply once, at DONE. A reply is OK, a move "x,y", the ABOUT line, "ERROR reason" for a known command
+// that cannot be carried out (malformed, no board before START, off the
+// board, occupied, an impossible BOARD, a move under a rule Ocvist does
+// not play) or "UNKNOWN command". MESSAGE lines may precede a reply: why
 // a fallback move is played, and an INFO value that was ignored
 // (malformed, or one that cannot be honoured: the previous value stays),
 // each reported once, before the next reply, since managers read no
@@ -85,6 +85,7 @@ type Server struct {
 	rule    gomoku.Rule
 	ruleErr error // the last INFO rule is one Ocvist does not play: moves are refused
 	board   *gomoku.Board
+	started bool // START (or RECTSTART) succeeded: there is a board
 	newGame bool // the engine has not been told of this game yet
 	clock   clock
 
@@ -197,25 +198,39 @@ func (s *Server) do(ctx context.Context, start time.Time, cmd Command, in <-chan
 		s.start(c.Size, c.Size, fmt.Sprint(c.Size))
 	case CmdRectStart:
 		s.start(c.Width, c.Height, fmt.Sprintf("%dx%d", c.Width, c.Height))
+	case CmdAbout:
+		s.reply(s.opts.About)
+	case CmdSwap2Board:
+		s.replyErr("SWAP2BOARD: swap2 openings are not supported")
+	case CmdUnknown:
+		s.reply(ReplyUnknown{c.Name})
+	default:
+		return s.onBoard(ctx, start, cmd, in)
+	}
+	return true
+}
+
+// onBoard carries out a command that needs the board of a START.
+func (s *Server) onBoard(ctx context.Context, start time.Time, cmd Command, in <-chan string) bool {
+	if !s.started {
+		name, _ := cutWord(cmd.String())
+		s.replyErr("%s: no board (START comes first)", name)
+		return true
+	}
+	switch c := cmd.(type) {
 	case CmdRestart:
 		s.reset()
 		s.reply(ReplyOK{})
-	case CmdAbout:
-		s.reply(s.opts.About)
 	case CmdBegin:
 		return s.begin(ctx, start, in)
 	case CmdTurn:
 		return s.turn(ctx, start, c.Move, in)
 	case CmdBoard:
 		return s.setBoard(ctx, start, c.Stones, in)
-	case CmdSwap2Board:
-		s.replyErr("SWAP2BOARD: swap2 openings are not supported")
 	case CmdTakeback:
 		s.takeBack(c.Move)
 	case CmdPlay:
 		s.play(c.Move)
-	case CmdUnknown:
-		s.reply(ReplyUnknown{c.Name})
 	}
 	return true
 }
@@ -245,12 +260,16 @@ func (s *Server) reset() {
 	s.clock.used = 0
 }
 
+// start sets up an empty w×h board; after a size Ocvist does not play
+// there is no board until a START succeeds.
 func (s *Server) start(w, h int, size string) {
 	if w != gomoku.Size || h != gomoku.Size {
+		s.started = false
 		s.replyErr("unsupported board size %s: Ocvist plays on %dx%d only", size, gomoku.Size, gomoku.Size)
 		return
 	}
 	s.reset()
+	s.started = true
 	s.reply(ReplyOK{})
 }
 

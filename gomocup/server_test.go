@@ -750,6 +750,7 @@ func FuzzServer(f *testing.F) {
 		"INFO rule 5\nBEGIN\nINFO rule 1\nBEGIN\nRESTART\nSWAP2BOARD\nDONE",
 		"RECTSTART 15,15\nINFO time_left 10\nTURN 0,0\nPLAY 1,1\nABOUT\nfoo\n\n",
 		"START 15\nTURN 7,7\nTURN 7,8\nTURN 7,9\nTURN 7,10\nTURN 7,11\nTURN 7,12",
+		"TURN 7,7\nBOARD\n7,7,2\nDONE\nRESTART\nSTART 20\nTAKEBACK 7,7\nSTART 15\nBEGIN",
 		"START 15\nINFO rule 4\nTURN 7,7\nINFO rule 3\nTURN 7,7\nINFO timeout_turn x\nINFO time_left -9\nABOUT",
 	} {
 		f.Add(s)

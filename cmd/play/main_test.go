@@ -34,17 +34,17 @@ func TestGomocupCLI(t *testing.T) {
 }
 
 // TestGomocupNoPoison: play gomocup answers every command once, and no
-// bad line breaks a later one: a malformed INFO value is reported once
-// and ignored, the continuous-game
+// bad line breaks a later one: a move before START is an ERROR, a
+// malformed INFO value is reported once and ignored, the continuous-game
 // bit of INFO rule is ignored, renju is refused until a valid rule comes.
 func TestGomocupNoPoison(t *testing.T) {
 	var out, errb bytes.Buffer
-	in := strings.Join([]string{"START 15", "INFO timeout_turn abc", "BEGIN", "RESTART", "BEGIN",
+	in := strings.Join([]string{"TURN 7,7", "START 15", "INFO timeout_turn abc", "BEGIN", "RESTART", "BEGIN",
 		"RESTART", "INFO rule 2", "BEGIN", "RESTART", "INFO rule 4", "BEGIN", "INFO rule 0", "BEGIN", ""}, "\r\n")
 	if err := Run(context.Background(), []string{"gomocup", "-agent", "random"}, strings.NewReader(in), &out, &errb); err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}
-	want := []string{"OK",
+	want := []string{"ERROR TURN: no board (START comes first)", "OK",
 		`MESSAGE INFO timeout_turn "abc" ignored (not an integer): the previous value stays`, "7,7", "OK", "7,7",
 		"OK", "7,7", "OK", "ERROR INFO rule 4: renju is not supported; Ocvist plays freestyle (rule 0) and standard (rule 1)", "7,7"}
 	if got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n"); !slices.Equal(got, want) {
