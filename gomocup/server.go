@@ -64,7 +64,9 @@ const (
 // the engine thinks.
 //
 // Replies: every command gets one reply, or none for INFO, YXSTOP and
-// END; BOARD and SWAP2BOARD reply once, at DONE. A reply is OK, a move "x,y", the ABOUT line, "ERROR reason" for a known command
+// END; BOARD and SWAP2BOARD reply once, at DONE, or when a command comes
+// before their DONE (an ERROR, and the command is carried out). A reply
+// is OK, a move "x,y", the ABOUT line, "ERROR reason" for a known command
 // that cannot be carried out (malformed, no board before START, off the
 // board, occupied, an impossible BOARD, a move under a rule Ocvist does
 // not play) or "UNKNOWN command". MESSAGE lines may precede a reply: why
@@ -162,12 +164,21 @@ func (s *Server) handle(ctx context.Context, line string, in <-chan string) bool
 	return s.do(ctx, start, cmd, in)
 }
 
-// blockLine takes a line inside a BOARD or SWAP2BOARD block.
+// blockLine takes a line inside a BOARD or SWAP2BOARD block. A command
+// other than DONE (the manager lost it) ends the block with an ERROR and
+// is then carried out.
 func (s *Server) blockLine(ctx context.Context, line, word string, in <-chan string) bool {
-	switch word {
-	case "END":
+	switch {
+	case word == "END":
 		s.block = nil
 		return false
+	case commandWords[word]:
+		name, _ := cutWord(s.block[0])
+		s.block = nil
+		s.replyErr("%s: no DONE before %s", strings.ToUpper(name), word)
+		return s.handle(ctx, line, in)
+	}
+	switch word {
 	case "DONE":
 		text := strings.Join(append(s.block, line), "\n")
 		s.block = nil
@@ -182,6 +193,13 @@ func (s *Server) blockLine(ctx context.Context, line, word string, in <-chan str
 	}
 	s.block = append(s.block, line)
 	return true
+}
+
+// commandWords are the words that start a command of a manager (END and
+// DONE aside), which no line of a BOARD or SWAP2BOARD block starts with.
+var commandWords = map[string]bool{
+	"START": true, "RECTSTART": true, "RESTART": true, "BEGIN": true, "TURN": true, "BOARD": true,
+	"SWAP2BOARD": true, "INFO": true, "ABOUT": true, "TAKEBACK": true, "PLAY": true, "YXSTOP": true,
 }
 
 // do carries out one command that arrived at start.

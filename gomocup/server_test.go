@@ -708,7 +708,8 @@ func TestServeHardDeadline(t *testing.T) {
 // expectedReplies is the protocol's reply count for each line, from the
 // specification rather than from the server: every command needs one reply
 // except INFO, YXSTOP, END, blank lines and the lines of a BOARD block
-// before DONE.
+// before DONE; a command inside a block (its DONE lost) gets one more, the
+// block's ERROR.
 func expectedReplies(lines []string) (counts []int) {
 	block := false
 	for _, l := range lines {
@@ -721,18 +722,26 @@ func expectedReplies(lines []string) (counts []int) {
 			cmd = strings.ToUpper(f[0])
 		}
 		n := 0
+		if block {
+			switch cmd {
+			case "DONE":
+				block, n = false, 1
+			case "START", "RECTSTART", "RESTART", "BEGIN", "TURN", "BOARD", "SWAP2BOARD", "INFO", "ABOUT", "TAKEBACK", "PLAY", "YXSTOP":
+				block, n = false, 1
+			case "END":
+			default:
+				counts = append(counts, 0)
+				continue
+			}
+		}
 		switch {
 		case cmd == "END":
 			return append(counts, -1)
-		case block:
-			if cmd == "DONE" {
-				block, n = false, 1
-			}
-		case cmd == "" || cmd == "INFO" || cmd == "YXSTOP":
+		case cmd == "" || cmd == "INFO" || cmd == "YXSTOP" || n == 1 && cmd == "DONE":
 		case cmd == "BOARD" || cmd == "SWAP2BOARD":
 			block = true
 		default:
-			n = 1
+			n++
 		}
 		counts = append(counts, n)
 	}
@@ -752,6 +761,7 @@ func FuzzServer(f *testing.F) {
 		"START 15\nTURN 7,7\nTURN 7,8\nTURN 7,9\nTURN 7,10\nTURN 7,11\nTURN 7,12",
 		"TURN 7,7\nBOARD\n7,7,2\nDONE\nRESTART\nSTART 20\nTAKEBACK 7,7\nSTART 15\nBEGIN",
 		"START 15\nINFO rule 4\nTURN 7,7\nINFO rule 3\nTURN 7,7\nINFO timeout_turn x\nINFO time_left -9\nABOUT",
+		"START 15\nBOARD\n7,7,2\nTURN 8,8\nSWAP2BOARD\nBOARD\n1,1,1\nDONE\nSWAP2BOARD\nEND",
 	} {
 		f.Add(s)
 	}
