@@ -454,8 +454,8 @@ func (s *Server) turn(ctx context.Context, start time.Time, p gomoku.Point, in <
 		s.replyErr("TURN: %s is occupied", p.Gomocup())
 		return true
 	}
-	if !s.ready() {
-		return true
+	if !s.ready() || !s.prepare() {
+		return true // the opponent's stone is not placed: TURN may come again
 	}
 	s.board.Play(p) // legal: the cell is empty and the game not over
 	if s.board.Over() {

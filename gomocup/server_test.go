@@ -493,6 +493,18 @@ func TestServerNewGameError(t *testing.T) {
 	transcript(t, s, out, `
 > BEGIN
 < 7,7`)
+	// A TURN the engine refuses leaves the opponent's stone off the board,
+	// so that the TURN can come again.
+	e.newGame = errors.New("model made for freestyle")
+	transcript(t, s, out, `
+> RESTART
+< OK
+> TURN 7,7
+< ERROR engine: model made for freestyle`)
+	e.newGame = nil
+	transcript(t, s, out, `
+> TURN 7,7
+< MOVE`)
 }
 
 // noticeEngine accepts every game and has a notice for standard ones.
