@@ -42,7 +42,8 @@ type Noticer interface {
 
 // Options configure a Server.
 type Options struct {
-	// About is the answer to ABOUT (name, version, author, …).
+	// About is the answer to ABOUT (name, version, author, …); without
+	// pairs, name="unknown".
 	About ReplyAbout
 	// SetMemoryLimit honours INFO max_memory: bytes, or math.MaxInt64 for
 	// "no limit" (max_memory 0, which lifts a limit set before); nil
@@ -217,7 +218,11 @@ func (s *Server) do(ctx context.Context, start time.Time, cmd Command, in <-chan
 	case CmdRectStart:
 		s.start(c.Width, c.Height, fmt.Sprintf("%dx%d", c.Width, c.Height))
 	case CmdAbout:
-		s.reply(s.opts.About)
+		about := s.opts.About
+		if len(about.Pairs) == 0 {
+			about = ReplyAbout{[]Pair{{"name", "unknown"}}}
+		}
+		s.reply(about)
 	case CmdSwap2Board:
 		s.replyErr("SWAP2BOARD: swap2 openings are not supported")
 	case CmdUnknown:

@@ -360,6 +360,16 @@ func TestServerTranscripts(t *testing.T) {
 	}
 }
 
+// TestServerAboutDefault: a server given no ABOUT line still answers
+// ABOUT (a blank line is no answer: managers skip it).
+func TestServerAboutDefault(t *testing.T) {
+	var out bytes.Buffer
+	s := NewServer(newRand(1), &out, Options{})
+	transcript(t, s, &out, `
+> ABOUT
+< name="unknown"`)
+}
+
 // TestServerBadInfoKept: a malformed or unhonourable INFO value leaves
 // the previous one in force.
 func TestServerBadInfoKept(t *testing.T) {
