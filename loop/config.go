@@ -46,7 +46,7 @@ type Config struct {
 // MaxGames is under 2·MinPairs, see SPRTCanDecide) is decided by the pair
 // score's 95% interval: adopted when it lies above 50%.
 type Gate struct {
-	MaxGames int     `json:"max_games"`
+	MaxGames int     `json:"max_games"` // even: games are played in pairs
 	MinPairs int     `json:"min_pairs"` // pairs before the SPRT may decide; 0 means arena.DefaultMinPairs
 	Elo0     float64 `json:"elo0"`
 	Elo1     float64 `json:"elo1"`
@@ -105,8 +105,9 @@ func (c Config) Validate() error {
 			c.Games, c.Openings, c.Window, c.Negatives, c.Workers)
 	case !(c.Holdout > 0 && c.Holdout < 0.5):
 		return fmt.Errorf("loop: holdout %v out of range (0, 0.5)", c.Holdout)
-	case c.Gate.MaxGames < 2 || c.AnchorGames < 2:
-		return fmt.Errorf("loop: gate and anchor games %d, %d: want at least 2", c.Gate.MaxGames, c.AnchorGames)
+	case c.Gate.MaxGames < 2 || c.AnchorGames < 2 || c.Gate.MaxGames%2 != 0 || c.AnchorGames%2 != 0:
+		return fmt.Errorf("loop: gate and anchor games %d, %d: want even numbers, at least 2 (games are played in pairs, colours swapped)",
+			c.Gate.MaxGames, c.AnchorGames)
 	case c.Gate.MinPairs < 0:
 		return fmt.Errorf("loop: gate min pairs %d is negative", c.Gate.MinPairs)
 	}

@@ -147,8 +147,8 @@ func registerLoopFlags(fs *flag.FlagSet, cfg *loop.Config) {
 	fs.IntVar(&cfg.Negatives, "negatives", cfg.Negatives, "other candidates drawn per sample as not-chosen rows")
 	fs.IntVar(&cfg.Policy.Trees, "trees", cfg.Policy.Trees, "trees of the policy forest")
 	fs.IntVar(&cfg.Policy.MaxDepth, "depth", cfg.Policy.MaxDepth, "maximum depth of the policy trees")
-	fs.IntVar(&cfg.Gate.MaxGames, "gate-games", cfg.Gate.MaxGames, fmt.Sprintf("most games of a gate match (an SPRT may end it sooner; it needs %d to decide)", 2*cfg.Gate.SPRTPairs()))
+	fs.IntVar(&cfg.Gate.MaxGames, "gate-games", cfg.Gate.MaxGames, fmt.Sprintf("most games of a gate match, even (an SPRT may end it sooner; it needs %d to decide)", 2*cfg.Gate.SPRTPairs()))
 	fs.Float64Var(&cfg.Gate.Elo1, "gate-elo", cfg.Gate.Elo1, "the gate's H1: the new policy is this much stronger (H0: equal)")
-	fs.IntVar(&cfg.AnchorGames, "anchor-games", cfg.AnchorGames, "games against each anchor")
+	fs.IntVar(&cfg.AnchorGames, "anchor-games", cfg.AnchorGames, "games against each anchor, even (paired, colours swapped)")
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "goroutines for games, fits and matches")
 }

@@ -8,6 +8,19 @@ import (
 	"ocvist/loop"
 )
 
+// TestLoopGameCounts: train loop refuses odd gate and anchor game counts
+// (games are played in pairs) with one usage line, before any work.
+func TestLoopGameCounts(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "l.db")
+	for _, args := range [][]string{{"-gate-games", "61"}, {"-anchor-games", "5"}, {"-gate-games", "0"}} {
+		_, errOut, code := train(t, append([]string{"loop", "-db", db}, args...)...)
+		lines := strings.Split(strings.TrimRight(errOut, "\n"), "\n")
+		if code != 2 || len(lines) != 1 || !strings.Contains(lines[0], "want even numbers, at least 2 (games are played in pairs") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line", args, code, errOut)
+		}
+	}
+}
+
 // TestLoopGateWarning: a gate too small for its SPRT to decide is said at
 // the start of train loop, in one line (here before the run fails on its
 // -start file); the recipe's gates say nothing.
