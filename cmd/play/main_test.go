@@ -121,6 +121,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"gomocup", "extra"}, 2},
 		{[]string{"match", "-a", "random"}, 2},
 		{[]string{"match", "-a", "random", "-b", "random", "-games", "0"}, 2},
+		{[]string{"match", "-a", "random", "-b", "random", "-games", "3"}, 2},
 		{[]string{"match", "-a", "random", "-b", "random", "-zzz"}, 2},
 		{[]string{"match", "-a", "random", "-b", "forest:/nonexistent/model.ocf"}, 1},
 		{[]string{"gomocup", "-model", "/nonexistent/model.ocf"}, 1},
