@@ -1,4 +1,6 @@
-// Package gomocup is the Gomocup engine protocol (PROTOCOL.md), both ends:
+// Package gomocup is the Gomocup engine protocol
+// (https://plastovicka.github.io/protocl2en.htm, with the extensions of
+// common managers: YXSTOP, SWAP2BOARD), both ends:
 // the typed commands and replies, the engine side (Server) and the manager
 // side (Client) that drives an external engine process.
 //

@@ -57,12 +57,11 @@ const (
 	maxLineLen = 1 << 12  // longer input lines are truncated
 )
 
-// Server is the engine side of the protocol (PROTOCOL.md) for one Engine:
-// it keeps the board, the rule and the time control, asks the engine for
-// moves with the time budget as the context deadline, and answers for it
-// with a quick fallback move when it fails or is late. Handle takes one
-// input line at a time; Serve adds the input loop, YXSTOP and END while
-// the engine thinks.
+// Server is the engine side of the protocol for one Engine: it keeps the
+// board, the rule and the time control, asks the engine for moves with the
+// time budget as the context deadline, and answers for it with a quick
+// fallback move when it fails or is late. Handle takes one input line at a
+// time; Serve adds the input loop, YXSTOP and END while the engine thinks.
 //
 // Replies: every command gets one reply, or none for INFO, YXSTOP and
 // END; BOARD and SWAP2BOARD reply once, at DONE, or when a command comes

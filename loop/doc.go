@@ -1,6 +1,6 @@
-// Package loop is the learning loop v2 of DESIGN.md: expert iteration,
-// a search teacher distilled into two forests, generation after
-// generation.
+// Package loop is the learning loop v2 (README.md, "The learning loop
+// v2"; the shipped model's recipe in data/README.md): expert iteration, a
+// search teacher distilled into two forests, generation after generation.
 //
 // A generation g:
 //

@@ -72,7 +72,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
-	for _, sub := range []string{"run", "merge", "prune", "conclude", "stats", "export", "fit"} {
+	for _, sub := range []string{"run", "merge", "prune", "conclude", "stats", "export", "fit", "loop", "report", "model"} {
 		_, errOut, code := train(t, sub, "-h")
 		if code != 0 || !strings.Contains(errOut, "Usage: train "+sub) || !strings.Contains(errOut, "-db") {
 			t.Errorf("%s -h: exit %d\n%s", sub, code, errOut)

@@ -19,7 +19,8 @@ import (
 )
 
 const loopAbout = `
-Run the learning loop v2 (DESIGN.md "Learning loop v2", package loop): each
+Run the learning loop v2 (README.md, "The learning loop v2"; the shipped
+model's recipe and figures in data/README.md; "go doc ./loop"): each
 generation plays -games teacher games (the search with -nodes nodes a move,
 ordered and evaluated by the adopted models), stores them in the database,
 fits a policy forest (which candidate the teacher chose) and a value forest
