@@ -35,11 +35,12 @@ func TestGomocupCLI(t *testing.T) {
 
 // TestGomocupNoPoison: play gomocup answers every command once, and no
 // bad line breaks a later one: a move before START is an ERROR, a
-// malformed INFO value is reported once and ignored, the continuous-game
+// malformed INFO value is reported once and ignored (the generous turn
+// before it stays: the machine's load plays no part), the continuous-game
 // bit of INFO rule is ignored, renju is refused until a valid rule comes.
 func TestGomocupNoPoison(t *testing.T) {
 	var out, errb bytes.Buffer
-	in := strings.Join([]string{"TURN 7,7", "START 15", "INFO timeout_turn abc", "BEGIN", "RESTART", "BEGIN",
+	in := strings.Join([]string{"TURN 7,7", "START 15", "INFO timeout_turn 1000000", "INFO timeout_turn abc", "BEGIN", "RESTART", "BEGIN",
 		"RESTART", "INFO rule 2", "BEGIN", "RESTART", "INFO rule 4", "BEGIN", "INFO rule 0", "BEGIN", ""}, "\r\n")
 	if err := Run(context.Background(), []string{"gomocup", "-agent", "random"}, strings.NewReader(in), &out, &errb); err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
