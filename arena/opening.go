@@ -66,8 +66,8 @@ func ReadOpeningsFile(path string) ([]Opening, error) {
 	return ops, nil
 }
 
-// ParseOpenings reads one opening per line in either Gomocup format
-// (PROTOCOL.md §9), chosen per line:
+// ParseOpenings reads one opening per line in either format of the
+// Gomocup managers, chosen per line:
 //
 //   - offset: "dx,dy, dx,dy, ..." — offsets from the centre (7,7) in
 //     protocol coordinates (y grows downwards), whitespace ignored;

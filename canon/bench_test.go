@@ -28,8 +28,8 @@ func position40(tb testing.TB) *gomoku.Board {
 	}
 }
 
-// BenchmarkKey40 guards Of: the key of a 40-stone position (DESIGN
-// target 2 µs).
+// BenchmarkKey40 guards Of: the key of a 40-stone position (target
+// 2 µs).
 func BenchmarkKey40(b *testing.B) {
 	bd := position40(b)
 	b.ReportAllocs()

@@ -10,7 +10,8 @@ import (
 	"ocvist/gomoku"
 )
 
-// designVector is DESIGN.md's test vector: 8 images of one position.
+// designVector is the key's reference test vector, from Ocvist's design
+// notes: 8 images of one position.
 var designVector = []string{
 	"0500x0201x0301x0401o0102x0202o0302o0502o0003x0203o",
 	"0000x0200o0101o0102x0202o0103x0203o0303o0204x0305x",

@@ -25,9 +25,11 @@
 // row r = y - minY, where x is the board column (a = 0) and y the Gomocup
 // row (0 = top, human row 15), and minX, minY are the box's left column and
 // top row. Because the 8 images of a box form a closed set, the key does
-// not depend on this choice; only the numbering of Sym does. The test
-// vector in DESIGN.md ("0000x0101o0201x0301x0002o0202o0302o0402x0303o0503x"
-// and its 8 images) holds under it and is checked by TestDesignVector.
+// not depend on this choice; only the numbering of Sym does. The
+// reference test vector of the design notes
+// ("0000x0101o0201x0301x0002o0202o0302o0402x0303o0503x" and its 8 images,
+// designVector in canon_test.go) holds under it and is checked by
+// TestDesignVector.
 //
 // # Canonical frame and moves
 //

@@ -28,8 +28,7 @@ type Position struct {
 }
 
 // Of computes the canonical form of the stones on b. It allocates once,
-// for the key. Guarded by BenchmarkKey40 (DESIGN target: 2 µs for 40
-// stones).
+// for the key. Guarded by BenchmarkKey40 (target: 2 µs for 40 stones).
 func Of(b *gomoku.Board) Position {
 	var g grid
 	for _, p := range b.History() {

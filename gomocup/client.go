@@ -147,12 +147,11 @@ func (c *Client) restart() error {
 
 // ruleInfo is the INFO rule command of a rule.
 func ruleInfo(r gomoku.Rule) CmdInfo {
-	for n, rr := range rules {
-		if rr == r {
-			return CmdInfo{"rule", fmt.Sprint(n)}
-		}
+	n, ok := ruleCodes[r]
+	if !ok {
+		panic("gomocup: a rule without an INFO code") // a caller bug: every gomoku.Rule has one
 	}
-	panic("gomocup: a rule without an INFO code") // a caller bug: every gomoku.Rule has one
+	return CmdInfo{"rule", fmt.Sprint(n)}
 }
 
 // NewGame prepares the engine for a game under rule.

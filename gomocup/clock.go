@@ -15,24 +15,26 @@ const (
 type clock struct {
 	turn     time.Duration // timeout_turn
 	match    time.Duration // timeout_match, 0 = none
+	matchSet bool          // timeout_match was sent
 	timeLeft time.Duration // time_left
 	haveLeft bool          // time_left was sent and is not "unlimited"
 	used     time.Duration // time spent on moves this game
 }
 
-// millis converts a non-negative INFO value in milliseconds, without
-// overflow.
+// millis converts an INFO value in milliseconds (at least −maxMillis),
+// without overflow.
 func millis(n int64) time.Duration { return time.Duration(min(n, maxMillis)) * time.Millisecond }
 
 // limit is the time this move may take: the turn limit (fastTurn for
-// timeout_turn 0), at most a 15th of the game time left (time_left when
-// sent, else timeout_match less the time used).
+// timeout_turn 0), at most a 15th of the game time left: time_left when
+// sent (unless timeout_match 0 said the match time is not limited: then
+// time_left means nothing), else timeout_match less the time used.
 func (c *clock) limit() time.Duration {
 	limit := c.turn
 	if limit == 0 {
 		limit = fastTurn
 	}
-	left, ok := c.timeLeft, c.haveLeft
+	left, ok := c.timeLeft, c.haveLeft && !(c.matchSet && c.match == 0)
 	if !ok && c.match > 0 {
 		left, ok = c.match-c.used, true
 	}

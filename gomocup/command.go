@@ -10,8 +10,9 @@ import (
 	"ocvist/gomoku"
 )
 
-// Command is one command of the manager to the brain (PROTOCOL.md §3, §5,
-// §6), as Parse reads it and String writes it. The concrete types are the
+// Command is one command of the manager to the brain (the protocol's
+// mandatory and optional commands and INFO), as Parse reads it and String
+// writes it. The concrete types are the
 // Cmd* structs of this file.
 type Command interface {
 	// String is the command's text as a manager sends it: one line, or

@@ -1,4 +1,6 @@
-// Package gomocup is the Gomocup engine protocol (PROTOCOL.md), both ends:
+// Package gomocup is the Gomocup engine protocol
+// (https://plastovicka.github.io/protocl2en.htm, with the extensions of
+// common managers: YXSTOP, SWAP2BOARD), both ends:
 // the typed commands and replies, the engine side (Server) and the manager
 // side (Client) that drives an external engine process.
 //
@@ -21,7 +23,11 @@
 // thinking engine: one that implements Stopper answers at once with its
 // best move so far. Serve reads lines from a channel that the command
 // fills (a command owns its input), so that YXSTOP and END are seen while
-// the engine thinks.
+// the engine thinks. Every command gets its one reply (none for INFO,
+// YXSTOP and END), and no bad line breaks what follows: a malformed INFO
+// value is ignored and reported once, by a MESSAGE before the next reply;
+// INFO rule is Piskvork's bitmask, whose renju and caro bits refuse the
+// moves until a rule Ocvist plays comes.
 //
 // # Client
 //

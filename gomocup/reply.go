@@ -8,7 +8,8 @@ import (
 	"ocvist/gomoku"
 )
 
-// Reply is one line of the brain to the manager (PROTOCOL.md §3, §7), as
+// Reply is one line of the brain to the manager (an answer, or MESSAGE,
+// DEBUG, ERROR, UNKNOWN, SUGGEST), as
 // ParseReply reads it and String writes it. The concrete types are the
 // Reply* structs of this file.
 type Reply interface {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,9 +42,12 @@ type Noticer interface {
 
 // Options configure a Server.
 type Options struct {
-	// About is the answer to ABOUT (name, version, author, …).
+	// About is the answer to ABOUT (name, version, author, …); without
+	// pairs, name="unknown".
 	About ReplyAbout
-	// SetMemoryLimit honours INFO max_memory (bytes, > 0); nil ignores it.
+	// SetMemoryLimit honours INFO max_memory: bytes, or math.MaxInt64 for
+	// "no limit" (max_memory 0, which lifts a limit set before); nil
+	// ignores it.
 	SetMemoryLimit func(bytes int64)
 }
 
@@ -52,19 +57,24 @@ const (
 	maxLineLen = 1 << 12  // longer input lines are truncated
 )
 
-// Server is the engine side of the protocol (PROTOCOL.md) for one Engine:
-// it keeps the board, the rule and the time control, asks the engine for
-// moves with the time budget as the context deadline, and answers for it
-// with a quick fallback move when it fails or is late. Handle takes one
-// input line at a time; Serve adds the input loop, YXSTOP and END while
-// the engine thinks.
+// Server is the engine side of the protocol for one Engine: it keeps the
+// board, the rule and the time control, asks the engine for moves with the
+// time budget as the context deadline, and answers for it with a quick
+// fallback move when it fails or is late. Handle takes one input line at a
+// time; Serve adds the input loop, YXSTOP and END while the engine thinks.
 //
-// Replies: OK, a move "x,y", the ABOUT line, "ERROR reason" for a known
-// command that cannot be carried out (malformed, off the board, occupied,
-// an impossible BOARD, an INFO value that cannot be honoured, reported on
-// the next move-requiring command) and "UNKNOWN command" otherwise. A
-// MESSAGE line precedes a fallback move. INFO, YXSTOP and END get no
-// reply; BOARD and SWAP2BOARD reply once, at DONE.
+// Replies: every command gets one reply, or none for INFO, YXSTOP and
+// END; BOARD and SWAP2BOARD reply once, at DONE, or when a command comes
+// before their DONE (an ERROR, and the command is carried out). A reply
+// is OK, a move "x,y", the ABOUT line, "ERROR reason" for a known command
+// that cannot be carried out (malformed, no board before START, off the
+// board, occupied, an impossible BOARD, a move under a rule Ocvist does
+// not play) or "UNKNOWN command". MESSAGE lines may precede a reply: why
+// a fallback move is played, and an INFO value that was ignored
+// (malformed, or one that cannot be honoured: the previous value stays),
+// each reported once, before the next reply, since managers read no
+// reply to INFO. No bad line leaves the server in a state that refuses
+// later valid commands.
 //
 // A Server is used by one goroutine. While the engine thinks, Move runs
 // on a goroutine of the call that asked for it, which waits for Move to
@@ -75,11 +85,13 @@ type Server struct {
 	opts   Options
 
 	rule    gomoku.Rule
+	ruleErr error // the last INFO rule is one Ocvist does not play: moves are refused
 	board   *gomoku.Board
+	started bool // START (or RECTSTART) succeeded: there is a board
 	newGame bool // the engine has not been told of this game yet
 	clock   clock
 
-	problems map[string]string // INFO keys that cannot be honoured, reported on moves
+	notes []string // ignored INFO values, reported as MESSAGE lines before the next reply
 
 	block      []string  // the lines of a BOARD or SWAP2BOARD block being read
 	blockStart time.Time // when its first line came
@@ -89,7 +101,7 @@ type Server struct {
 
 // NewServer returns a server of engine writing its replies to out.
 func NewServer(engine Engine, out io.Writer, opts Options) *Server {
-	s := &Server{engine: engine, out: out, opts: opts, clock: clock{turn: DefaultTurn}, problems: map[string]string{}}
+	s := &Server{engine: engine, out: out, opts: opts, clock: clock{turn: DefaultTurn}}
 	s.reset()
 	return s
 }
@@ -152,12 +164,21 @@ func (s *Server) handle(ctx context.Context, line string, in <-chan string) bool
 	return s.do(ctx, start, cmd, in)
 }
 
-// blockLine takes a line inside a BOARD or SWAP2BOARD block.
+// blockLine takes a line inside a BOARD or SWAP2BOARD block. A command
+// other than DONE (the manager lost it) ends the block with an ERROR and
+// is then carried out.
 func (s *Server) blockLine(ctx context.Context, line, word string, in <-chan string) bool {
-	switch word {
-	case "END":
+	switch {
+	case word == "END":
 		s.block = nil
 		return false
+	case commandWords[word]:
+		name, _ := cutWord(s.block[0])
+		s.block = nil
+		s.replyErr("%s: no DONE before %s", strings.ToUpper(name), word)
+		return s.handle(ctx, line, in)
+	}
+	switch word {
 	case "DONE":
 		text := strings.Join(append(s.block, line), "\n")
 		s.block = nil
@@ -174,6 +195,13 @@ func (s *Server) blockLine(ctx context.Context, line, word string, in <-chan str
 	return true
 }
 
+// commandWords are the words that start a command of a manager (END and
+// DONE aside), which no line of a BOARD or SWAP2BOARD block starts with.
+var commandWords = map[string]bool{
+	"START": true, "RECTSTART": true, "RESTART": true, "BEGIN": true, "TURN": true, "BOARD": true,
+	"SWAP2BOARD": true, "INFO": true, "ABOUT": true, "TAKEBACK": true, "PLAY": true, "YXSTOP": true,
+}
+
 // do carries out one command that arrived at start.
 func (s *Server) do(ctx context.Context, start time.Time, cmd Command, in <-chan string) bool {
 	switch c := cmd.(type) {
@@ -188,30 +216,62 @@ func (s *Server) do(ctx context.Context, start time.Time, cmd Command, in <-chan
 		s.start(c.Size, c.Size, fmt.Sprint(c.Size))
 	case CmdRectStart:
 		s.start(c.Width, c.Height, fmt.Sprintf("%dx%d", c.Width, c.Height))
+	case CmdAbout:
+		about := s.opts.About
+		if len(about.Pairs) == 0 {
+			about = ReplyAbout{[]Pair{{"name", "unknown"}}}
+		}
+		s.reply(about)
+	case CmdSwap2Board:
+		s.replyErr("SWAP2BOARD: swap2 openings are not supported")
+	case CmdUnknown:
+		s.reply(ReplyUnknown{c.Name})
+	default:
+		return s.onBoard(ctx, start, cmd, in)
+	}
+	return true
+}
+
+// onBoard carries out a command that needs the board of a START.
+func (s *Server) onBoard(ctx context.Context, start time.Time, cmd Command, in <-chan string) bool {
+	if !s.started {
+		name, _ := cutWord(cmd.String())
+		s.replyErr("%s: no board (START comes first)", name)
+		return true
+	}
+	switch c := cmd.(type) {
 	case CmdRestart:
 		s.reset()
 		s.reply(ReplyOK{})
-	case CmdAbout:
-		s.reply(s.opts.About)
 	case CmdBegin:
 		return s.begin(ctx, start, in)
 	case CmdTurn:
 		return s.turn(ctx, start, c.Move, in)
 	case CmdBoard:
 		return s.setBoard(ctx, start, c.Stones, in)
-	case CmdSwap2Board:
-		s.replyErr("SWAP2BOARD: swap2 openings are not supported")
 	case CmdTakeback:
 		s.takeBack(c.Move)
 	case CmdPlay:
 		s.play(c.Move)
-	case CmdUnknown:
-		s.reply(ReplyUnknown{c.Name})
 	}
 	return true
 }
 
-func (s *Server) reply(r Reply) { io.WriteString(s.out, r.String()+"\n") }
+// reply writes r, after the notes not yet reported.
+func (s *Server) reply(r Reply) {
+	for _, n := range s.notes {
+		io.WriteString(s.out, ReplyMessage{n}.String()+"\n")
+	}
+	s.notes = nil
+	io.WriteString(s.out, r.String()+"\n")
+}
+
+// note keeps a line for the next reply, once.
+func (s *Server) note(format string, a ...any) {
+	if n := fmt.Sprintf(format, a...); !slices.Contains(s.notes, n) {
+		s.notes = append(s.notes, n)
+	}
+}
 
 func (s *Server) replyErr(format string, a ...any) { s.reply(ReplyError{fmt.Sprintf(format, a...)}) }
 
@@ -222,18 +282,22 @@ func (s *Server) reset() {
 	s.clock.used = 0
 }
 
+// start sets up an empty w×h board; after a size Ocvist does not play
+// there is no board until a START succeeds.
 func (s *Server) start(w, h int, size string) {
 	if w != gomoku.Size || h != gomoku.Size {
+		s.started = false
 		s.replyErr("unsupported board size %s: Ocvist plays on %dx%d only", size, gomoku.Size, gomoku.Size)
 		return
 	}
 	s.reset()
+	s.started = true
 	s.reply(ReplyOK{})
 }
 
-// info records an INFO setting. Values that are malformed or cannot be
-// honoured are kept as problems and reported by the next move-requiring
-// command, because managers do not read replies to INFO.
+// info records an INFO setting. A value that is malformed or cannot be
+// honoured is ignored, the previous one staying, and noted for the next
+// reply, because managers do not read replies to INFO.
 func (s *Server) info(c CmdInfo) {
 	switch c.Key {
 	case "timeout_turn", "timeout_match", "time_left", "max_memory", "rule":
@@ -241,53 +305,92 @@ func (s *Server) info(c CmdInfo) {
 		return // game_type, folder, evaluate and unknown keys are ignored
 	}
 	n, err := c.Int()
-	if err != nil {
-		s.problems[c.Key] = err.Error()
+	switch {
+	case err != nil:
+		s.ignore(c, "not an integer")
+		return
+	case n < 0 && c.Key != "time_left": // time left may be negative
+		s.ignore(c, "negative")
 		return
 	}
-	delete(s.problems, c.Key)
-	switch {
-	case c.Key == "time_left":
-		s.clock.timeLeft, s.clock.haveLeft = millis(n), n != unlimited
-	case n < 0:
-		s.problems[c.Key] = fmt.Sprintf("INFO %s %d is negative", c.Key, n)
-	case c.Key == "timeout_turn":
+	switch c.Key {
+	case "time_left":
+		s.clock.timeLeft, s.clock.haveLeft = millis(max(n, -maxMillis)), n != unlimited
+	case "timeout_turn":
 		s.clock.turn = millis(n)
-	case c.Key == "timeout_match":
-		s.clock.match = millis(n)
-	case c.Key == "max_memory":
-		s.maxMemory(n)
-	case c.Key == "rule":
+	case "timeout_match":
+		s.clock.match, s.clock.matchSet = millis(n), true
+	case "max_memory":
+		s.maxMemory(c, n)
+	case "rule":
 		s.setRule(n)
 	}
 }
 
-func (s *Server) maxMemory(n int64) {
-	if n > 0 && n < minMemory {
-		s.problems["max_memory"] = fmt.Sprintf("max_memory %d bytes is below the %d MiB Ocvist needs", n, minMemory>>20)
-		return
+// ignore notes that the value of c was ignored, and why.
+func (s *Server) ignore(c CmdInfo, why string) {
+	v := strconv.Quote(c.Value)
+	if _, err := c.Int(); err == nil {
+		v = c.Value
 	}
-	if n > 0 && s.opts.SetMemoryLimit != nil {
+	s.note("INFO %s %s ignored (%s): the previous value stays", c.Key, v, why)
+}
+
+// maxMemory honours max_memory n (0: no limit).
+func (s *Server) maxMemory(c CmdInfo, n int64) {
+	switch {
+	case n > 0 && n < minMemory:
+		s.ignore(c, fmt.Sprintf("below the %d MiB Ocvist needs", minMemory>>20))
+	case s.opts.SetMemoryLimit == nil:
+	case n == 0:
+		s.opts.SetMemoryLimit(math.MaxInt64)
+	default:
 		s.opts.SetMemoryLimit(n)
 	}
 }
 
-// Rules of INFO rule: bit 1 is "exactly five".
-var rules = map[int64]gomoku.Rule{0: gomoku.Freestyle, 1: gomoku.Standard}
+// Bits of INFO rule (Piskvork's bitmask).
+const (
+	ruleExactFive  = 1 // overlines do not win: standard
+	ruleContinuous = 2 // the manager's continuous game: nothing for the brain to do
+	ruleRenju      = 4
+	ruleCaro       = 8
+)
 
+// ruleCodes are the INFO rule values of the rules Ocvist plays.
+var ruleCodes = map[gomoku.Rule]int64{gomoku.Freestyle: 0, gomoku.Standard: ruleExactFive}
+
+// ruleOf reads INFO rule's bitmask n (not negative).
+func ruleOf(n int64) (gomoku.Rule, error) {
+	unsupported := func(name string) error {
+		return fmt.Errorf("INFO rule %d: %s is not supported; Ocvist plays freestyle (rule 0) and standard (rule 1)", n, name)
+	}
+	switch {
+	case n&^(ruleExactFive|ruleContinuous|ruleRenju|ruleCaro) != 0:
+		return 0, fmt.Errorf("INFO rule %d: unknown rule bits (1 exactly five, 2 continuous game, 4 renju, 8 caro)", n)
+	case n&ruleRenju != 0:
+		return 0, unsupported("renju")
+	case n&ruleCaro != 0:
+		return 0, unsupported("caro")
+	case n&ruleExactFive != 0:
+		return gomoku.Standard, nil
+	}
+	return gomoku.Freestyle, nil
+}
+
+// setRule takes INFO rule n: a rule Ocvist does not play refuses the moves
+// until a rule it plays comes.
 func (s *Server) setRule(n int64) {
-	r, ok := rules[n]
-	if !ok {
-		s.problems["rule"] = fmt.Sprintf("rule %d is not supported (0 freestyle, 1 standard)", n)
+	r, err := ruleOf(n)
+	s.ruleErr = err
+	if err != nil || r == s.rule {
 		return
 	}
-	if r != s.rule {
-		s.rule = r
-		if err := s.rebuild(s.stones()); err != nil {
-			s.reset() // the position is over under the new rule: start afresh
-		}
-		s.newGame = true
+	s.rule = r
+	if err := s.rebuild(s.stones()); err != nil {
+		s.reset() // the position is over under the new rule: start afresh
 	}
+	s.newGame = true
 }
 
 // placed is a cell with its owner.
@@ -319,7 +422,7 @@ func (s *Server) rebuild(stones []placed) error {
 
 // ready reports whether a move may be asked for, replying ERROR if not.
 func (s *Server) ready() bool {
-	if !s.honoured() {
+	if !s.playable() {
 		return false
 	}
 	if s.board.Over() {
@@ -329,18 +432,14 @@ func (s *Server) ready() bool {
 	return true
 }
 
-// honoured replies ERROR and reports false if an INFO setting cannot be
-// honoured (the first by key, so the reply does not depend on map order).
-func (s *Server) honoured() bool {
-	if len(s.problems) == 0 {
-		return true
+// playable replies ERROR and reports false under a rule Ocvist does not
+// play.
+func (s *Server) playable() bool {
+	if s.ruleErr != nil {
+		s.replyErr("%v", s.ruleErr)
+		return false
 	}
-	keys := make([]string, 0, len(s.problems))
-	for k := range s.problems {
-		keys = append(keys, k)
-	}
-	s.replyErr("%s", s.problems[slices.Min(keys)])
-	return false
+	return true
 }
 
 func (s *Server) begin(ctx context.Context, start time.Time, in <-chan string) bool {
@@ -359,8 +458,8 @@ func (s *Server) turn(ctx context.Context, start time.Time, p gomoku.Point, in <
 		s.replyErr("TURN: %s is occupied", p.Gomocup())
 		return true
 	}
-	if !s.ready() {
-		return true
+	if !s.ready() || !s.prepare() {
+		return true // the opponent's stone is not placed: TURN may come again
 	}
 	s.board.Play(p) // legal: the cell is empty and the game not over
 	if s.board.Over() {
@@ -375,7 +474,7 @@ func (s *Server) turn(ctx context.Context, start time.Time, p gomoku.Point, in <
 // are Black, with one opponent stone more White. Markers (field 3) are
 // ignored.
 func (s *Server) setBoard(ctx context.Context, start time.Time, block []Stone, in <-chan string) bool {
-	if !s.honoured() {
+	if !s.playable() {
 		return true
 	}
 	var own, opp int

@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -79,10 +82,15 @@ func (s *stopEngine) Move(ctx context.Context, b *gomoku.Board) (gomoku.Point, e
 // are sent to the server one at a time; the lines starting "< " that
 // follow are the replies expected to that command: exact text, "MOVE" for
 // any legal move (checked against the server's board), or a prefix ending
-// in "*".
+// in "*". Blank lines and lines starting "#" are comments.
 func transcript(t *testing.T, s *Server, out *bytes.Buffer, script string) {
 	t.Helper()
-	lines := strings.Split(strings.TrimSpace(script), "\n")
+	var lines []string
+	for _, l := range strings.Split(script, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			lines = append(lines, l)
+		}
+	}
 	for i := 0; i < len(lines); {
 		in := strings.TrimSpace(lines[i])
 		if !strings.HasPrefix(in, "> ") {
@@ -310,36 +318,83 @@ func TestServerInfo(t *testing.T) {
 			t.Errorf("after %q: limit %v budget %v hard %v, want %v %v %v", tt.script, l, budget(l), hard(l), tt.limit, tt.budget, tt.hardLimit)
 		}
 	}
+	// timeout_match 0 is no match limit: time_left, which means something
+	// only when the match time is limited, is then ignored.
+	transcript(t, s, &out, "> INFO timeout_turn 2000\n> INFO timeout_match 0\n> INFO time_left 0")
+	if l := s.clock.limit(); l != 2*time.Second {
+		t.Errorf("timeout_match 0, time_left 0: limit %v, want the turn's 2s", l)
+	}
+	// Without any timeout_match, time_left alone limits the game.
+	s2, out2 := newTestServer(newRand(1))
+	transcript(t, s2, out2, "> INFO timeout_turn 2000\n> INFO time_left 1500")
+	if l := s2.clock.limit(); l != 100*time.Millisecond {
+		t.Errorf("time_left 1500 alone: limit %v, want 100ms", l)
+	}
+	// max_memory 0 lifts a limit set before.
+	transcript(t, s, &out, "> INFO max_memory 0")
+	if limit != math.MaxInt64 {
+		t.Errorf("after max_memory 0 the memory limit is %d, want none (MaxInt64)", limit)
+	}
 	transcript(t, s, &out, "> INFO time_left 9300000000000\n> INFO timeout_turn 9300000000000")
 	if got := budget(s.clock.limit()); got < 24*time.Hour {
 		t.Errorf("budget with huge limits = %v, want huge (no overflow)", got)
 	}
 }
 
-func TestServerUnhonourableInfo(t *testing.T) {
-	s, out := newTestServer(newRand(1))
-	transcript(t, s, out, `
+// TestServerTranscripts plays the sessions of testdata/transcripts, each
+// on a fresh server.
+func TestServerTranscripts(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "transcripts", "*.txt"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no transcripts: %v", err)
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".txt"), func(t *testing.T) {
+			script, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, out := newTestServer(newRand(1))
+			transcript(t, s, out, string(script))
+		})
+	}
+}
+
+// TestServerAboutDefault: a server given no ABOUT line still answers
+// ABOUT (a blank line is no answer: managers skip it).
+func TestServerAboutDefault(t *testing.T) {
+	var out bytes.Buffer
+	s := NewServer(newRand(1), &out, Options{})
+	transcript(t, s, &out, `
+> ABOUT
+< name="unknown"`)
+}
+
+// TestServerBadInfoKept: a malformed or unhonourable INFO value leaves
+// the previous one in force.
+func TestServerBadInfoKept(t *testing.T) {
+	var limits []int64
+	var out bytes.Buffer
+	s := NewServer(newRand(1), &out, Options{SetMemoryLimit: func(n int64) { limits = append(limits, n) }})
+	transcript(t, s, &out, `
 > START 15
 < OK
-> INFO rule 4
-> BEGIN
-< ERROR rule 4 is not supported (0 freestyle, 1 standard)
-> INFO rule 1
-> INFO max_memory 1000
-> BEGIN
-< ERROR max_memory 1000 bytes is below*
-> INFO max_memory 0
-> INFO timeout_turn soon
-> TURN 7,7
-< ERROR INFO timeout_turn "soon" is not an integer
-> INFO timeout_turn -5
-> BOARD
-> 7,7,2
-> DONE
-< ERROR INFO timeout_turn -5 is negative
 > INFO timeout_turn 500
-> BEGIN
-< 7,7`)
+> INFO timeout_match 60000
+> INFO max_memory 83886080
+> INFO rule 1
+> INFO timeout_turn abc
+> INFO timeout_match -1
+> INFO max_memory 1000
+> INFO rule x
+> INFO rule 4
+> INFO rule -4`)
+	if c := s.clock; c.turn != 500*time.Millisecond || c.match != time.Minute {
+		t.Errorf("timing: turn %v match %v, want 500ms 1m", c.turn, c.match)
+	}
+	if s.rule != gomoku.Standard || !slices.Equal(limits, []int64{83886080}) {
+		t.Errorf("rule %v, memory limits set %v; want standard, [83886080]", s.rule, limits)
+	}
 }
 
 func TestServerUnknownAndMalformed(t *testing.T) {
@@ -448,6 +503,18 @@ func TestServerNewGameError(t *testing.T) {
 	transcript(t, s, out, `
 > BEGIN
 < 7,7`)
+	// A TURN the engine refuses leaves the opponent's stone off the board,
+	// so that the TURN can come again.
+	e.newGame = errors.New("model made for freestyle")
+	transcript(t, s, out, `
+> RESTART
+< OK
+> TURN 7,7
+< ERROR engine: model made for freestyle`)
+	e.newGame = nil
+	transcript(t, s, out, `
+> TURN 7,7
+< MOVE`)
 }
 
 // noticeEngine accepts every game and has a notice for standard ones.
@@ -663,7 +730,8 @@ func TestServeHardDeadline(t *testing.T) {
 // expectedReplies is the protocol's reply count for each line, from the
 // specification rather than from the server: every command needs one reply
 // except INFO, YXSTOP, END, blank lines and the lines of a BOARD block
-// before DONE.
+// before DONE; a command inside a block (its DONE lost) gets one more, the
+// block's ERROR.
 func expectedReplies(lines []string) (counts []int) {
 	block := false
 	for _, l := range lines {
@@ -676,18 +744,26 @@ func expectedReplies(lines []string) (counts []int) {
 			cmd = strings.ToUpper(f[0])
 		}
 		n := 0
+		if block {
+			switch cmd {
+			case "DONE":
+				block, n = false, 1
+			case "START", "RECTSTART", "RESTART", "BEGIN", "TURN", "BOARD", "SWAP2BOARD", "INFO", "ABOUT", "TAKEBACK", "PLAY", "YXSTOP":
+				block, n = false, 1
+			case "END":
+			default:
+				counts = append(counts, 0)
+				continue
+			}
+		}
 		switch {
 		case cmd == "END":
 			return append(counts, -1)
-		case block:
-			if cmd == "DONE" {
-				block, n = false, 1
-			}
-		case cmd == "" || cmd == "INFO" || cmd == "YXSTOP":
+		case cmd == "" || cmd == "INFO" || cmd == "YXSTOP" || n == 1 && cmd == "DONE":
 		case cmd == "BOARD" || cmd == "SWAP2BOARD":
 			block = true
 		default:
-			n = 1
+			n++
 		}
 		counts = append(counts, n)
 	}
@@ -705,6 +781,9 @@ func FuzzServer(f *testing.F) {
 		"INFO rule 5\nBEGIN\nINFO rule 1\nBEGIN\nRESTART\nSWAP2BOARD\nDONE",
 		"RECTSTART 15,15\nINFO time_left 10\nTURN 0,0\nPLAY 1,1\nABOUT\nfoo\n\n",
 		"START 15\nTURN 7,7\nTURN 7,8\nTURN 7,9\nTURN 7,10\nTURN 7,11\nTURN 7,12",
+		"TURN 7,7\nBOARD\n7,7,2\nDONE\nRESTART\nSTART 20\nTAKEBACK 7,7\nSTART 15\nBEGIN",
+		"START 15\nINFO rule 4\nTURN 7,7\nINFO rule 3\nTURN 7,7\nINFO timeout_turn x\nINFO time_left -9\nABOUT",
+		"START 15\nBOARD\n7,7,2\nTURN 8,8\nSWAP2BOARD\nBOARD\n1,1,1\nDONE\nSWAP2BOARD\nEND",
 	} {
 		f.Add(s)
 	}

@@ -18,17 +18,28 @@ var errLate = errors.New("no move before the deadline")
 // turn's clock. It reports whether to go on: false after END or once ctx
 // is done.
 func (s *Server) think(ctx context.Context, start time.Time, in <-chan string) bool {
-	if s.newGame {
-		if err := s.engine.NewGame(s.rule); err != nil {
-			s.replyErr("engine: %s", oneLine(err.Error()))
-			return true
-		}
-		s.newGame = false
-		if n, ok := s.engine.(Noticer); ok && n.Notice() != "" {
-			s.reply(ReplyMessage{oneLine(n.Notice())})
-		}
+	if !s.prepare() {
+		return true
 	}
 	return s.runMove(ctx, start, s.clock.limit(), in)
+}
+
+// prepare tells the engine of a new game (and sends its notice) if it has
+// not been told yet. If the engine refuses the game, prepare replies
+// ERROR and reports false.
+func (s *Server) prepare() bool {
+	if !s.newGame {
+		return true
+	}
+	if err := s.engine.NewGame(s.rule); err != nil {
+		s.replyErr("engine: %s", oneLine(err.Error()))
+		return false
+	}
+	s.newGame = false
+	if n, ok := s.engine.(Noticer); ok && n.Notice() != "" {
+		s.reply(ReplyMessage{oneLine(n.Notice())})
+	}
+	return true
 }
 
 // runMove is the deadline runner. It runs the engine's Move on a goroutine

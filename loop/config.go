@@ -42,13 +42,27 @@ type Config struct {
 // Gate is the test of a new generation: paired games of the pure policies
 // from generated openings, ended by an SPRT of H0 Elo0 against H1 Elo1
 // (alpha = beta = 0.05, no verdict before MinPairs pairs) or after
-// MaxGames.
+// MaxGames. A gate that reaches MaxGames undecided (always so when
+// MaxGames is under 2·MinPairs, see SPRTCanDecide) is decided by the pair
+// score's 95% interval: adopted when it lies above 50%.
 type Gate struct {
-	MaxGames int     `json:"max_games"`
-	MinPairs int     `json:"min_pairs"` // pairs before the SPRT may decide
+	MaxGames int     `json:"max_games"` // even: games are played in pairs
+	MinPairs int     `json:"min_pairs"` // pairs before the SPRT may decide; 0 means arena.DefaultMinPairs
 	Elo0     float64 `json:"elo0"`
 	Elo1     float64 `json:"elo1"`
 }
+
+// SPRTPairs is how many pairs the gate's SPRT needs before it may decide.
+func (g Gate) SPRTPairs() int {
+	if g.MinPairs == 0 {
+		return arena.DefaultMinPairs
+	}
+	return g.MinPairs
+}
+
+// SPRTCanDecide reports whether MaxGames leaves the SPRT the pairs it
+// needs; if not, every gate is decided by the pair score's interval.
+func (g Gate) SPRTCanDecide() bool { return g.MaxGames/2 >= g.SPRTPairs() }
 
 // TeacherValueScale is the weight of the value model in the teacher's
 // evaluation (see arena.SearchConfig.ValueScale): the shipped models'
@@ -91,8 +105,11 @@ func (c Config) Validate() error {
 			c.Games, c.Openings, c.Window, c.Negatives, c.Workers)
 	case !(c.Holdout > 0 && c.Holdout < 0.5):
 		return fmt.Errorf("loop: holdout %v out of range (0, 0.5)", c.Holdout)
-	case c.Gate.MaxGames < 2 || c.AnchorGames < 2:
-		return fmt.Errorf("loop: gate and anchor games %d, %d: want at least 2", c.Gate.MaxGames, c.AnchorGames)
+	case c.Gate.MaxGames < 2 || c.AnchorGames < 2 || c.Gate.MaxGames%2 != 0 || c.AnchorGames%2 != 0:
+		return fmt.Errorf("loop: gate and anchor games %d, %d: want even numbers, at least 2 (games are played in pairs, colours swapped)",
+			c.Gate.MaxGames, c.AnchorGames)
+	case c.Gate.MinPairs < 0:
+		return fmt.Errorf("loop: gate min pairs %d is negative", c.Gate.MinPairs)
 	}
 	return nil
 }

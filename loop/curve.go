@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -56,11 +57,6 @@ func WriteCurve(w io.Writer, recs []Record, ext string) error {
 	if err != nil {
 		return err
 	}
-	for _, p := range []*plot.Plot{elo, top1} {
-		p.X.Min, p.X.Max = float64(recs[0].Gen)-0.5, float64(recs[len(recs)-1].Gen)+0.5
-		p.X.Tick.Marker = genTicks{}
-		p.X.Label.Text = "generation"
-	}
 	c := canvas(ext, 8*vg.Inch, 8*vg.Inch)
 	tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6), PadRight: vg.Points(6), PadY: vg.Points(12)}
 	cells := plot.Align([][]*plot.Plot{{elo}, {top1}}, tiles, draw.New(c))
@@ -68,6 +64,15 @@ func WriteCurve(w io.Writer, recs []Record, ext string) error {
 	top1.Draw(cells[1][0])
 	_, err = c.WriteTo(w)
 	return err
+}
+
+// genAxis makes p's X axis the generations first to last, half a
+// generation beyond each, each marked with its number. It is set after
+// the data were added, which widen the axes to their own range.
+func genAxis(p *plot.Plot, first, last int) {
+	p.X.Min, p.X.Max = float64(first)-0.5, float64(last)+0.5
+	p.X.Tick.Marker = genTicks{}
+	p.X.Label.Text = "generation"
 }
 
 // canvas is a PNG canvas, or an SVG one for ext ".svg".
@@ -81,19 +86,14 @@ func canvas(ext string, w, h vg.Length) interface {
 	return vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
 }
 
+// eloPanel is the top panel: a series per anchor, in the order of their
+// first appearance, over the generations that measured it.
 func eloPanel(recs []Record) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = "Ocvist learning loop: the pure policy against fixed anchors"
 	p.Y.Label.Text = fmt.Sprintf("Elo (95%% interval; ±%d = perfect score)", EloBound)
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.XOffs, p.Legend.YOffs = vg.Points(8), -vg.Points(4)
-	lo, hi := 0.0, 0.0
-	for _, r := range recs {
-		for _, m := range r.Anchors {
-			lo, hi = min(lo, m.EloLow), max(hi, m.EloHigh)
-		}
-	}
-	p.Y.Min, p.Y.Max = lo-50, hi+0.45*(hi-lo+100) // the legend sits above the data
 	zero, err := plotter.NewLine(plotter.XYs{{X: float64(recs[0].Gen) - 0.5, Y: 0}, {X: float64(recs[len(recs)-1].Gen) + 0.5, Y: 0}})
 	if err != nil {
 		return nil, err
@@ -101,22 +101,52 @@ func eloPanel(recs []Record) (*plot.Plot, error) {
 	zero.Dashes = []vg.Length{vg.Points(4), vg.Points(4)}
 	p.Add(zero)
 	p.Legend.Add("0: as strong as the anchor", zero)
-	for k, a := range recs[0].Anchors {
-		if err := anchorSeries(p, recs, k, a.Against); err != nil {
+	for k, name := range anchorNames(recs) {
+		if err := anchorSeries(p, recs, k, name); err != nil {
 			return nil, err
 		}
 	}
+	lo, hi := 0.0, 0.0 // the 0 line is always in view
+	for _, r := range recs {
+		for _, m := range r.Anchors {
+			lo, hi = min(lo, m.EloLow), max(hi, m.EloHigh)
+		}
+	}
+	genAxis(p, recs[0].Gen, recs[len(recs)-1].Gen)
+	p.Y.Min, p.Y.Max = lo-50, hi+0.45*(hi-lo+100) // the legend sits above the data
 	return p, nil
 }
 
-// anchorSeries draws the Elo against anchor k (named name) with its
-// intervals and the gate's marks.
+// anchorNames are the anchors of recs in the order of their first
+// appearance.
+func anchorNames(recs []Record) []string {
+	var names []string
+	for _, r := range recs {
+		for _, m := range r.Anchors {
+			if !slices.Contains(names, m.Against) {
+				names = append(names, m.Against)
+			}
+		}
+	}
+	return names
+}
+
+// anchorSeries draws the Elo against anchor name (the k-th) with its
+// intervals and the gate's marks, for the generations that measured it;
+// the first series names the marks in the legend.
 func anchorSeries(p *plot.Plot, recs []Record, k int, name string) error {
-	pts, errs := make(plotter.XYs, len(recs)), make(plotter.YErrors, len(recs))
-	for i, r := range recs {
-		m := r.Anchors[k]
-		pts[i] = plotter.XY{X: float64(r.Gen) + 0.08*float64(k-1), Y: m.Elo}
-		errs[i].Low, errs[i].High = m.Elo-m.EloLow, m.EloHigh-m.Elo
+	var pts plotter.XYs
+	var errs plotter.YErrors
+	var adopted []bool
+	for _, r := range recs {
+		i := slices.IndexFunc(r.Anchors, func(m MatchRecord) bool { return m.Against == name })
+		if i < 0 {
+			continue
+		}
+		m := r.Anchors[i]
+		pts = append(pts, plotter.XY{X: float64(r.Gen) + 0.08*float64(k-1), Y: m.Elo})
+		errs = append(errs, struct{ Low, High float64 }{m.Elo - m.EloLow, m.EloHigh - m.Elo})
+		adopted = append(adopted, r.Adopted)
 	}
 	line, err := plotter.NewLine(pts)
 	if err != nil {
@@ -131,61 +161,79 @@ func anchorSeries(p *plot.Plot, recs []Record, k int, name string) error {
 		return err
 	}
 	bars.Color = line.Color
-	adopted, rejected := marks(recs, pts, line.Color)
-	p.Add(line, bars, adopted, rejected)
+	p.Add(line, bars)
 	p.Legend.Add("against "+name, line)
-	if k == 0 {
-		p.Legend.Add("adopted by the gate", adopted)
-		p.Legend.Add("rejected by the gate", rejected)
+	for _, m := range marks(pts, adopted, line.Color) {
+		p.Add(m.scatter)
+		if k == 0 {
+			p.Legend.Add(m.label, m.scatter)
+		}
 	}
 	return nil
 }
 
-// marks are the points of adopted generations (discs) and rejected ones
-// (crosses).
-func marks(recs []Record, pts plotter.XYs, c color.Color) (*plotter.Scatter, *plotter.Scatter) {
+// mark is the scatter of the adopted or of the rejected generations.
+type mark struct {
+	label   string
+	scatter *plotter.Scatter
+}
+
+// marks are the points of adopted generations (discs) and of rejected
+// ones (crosses); a kind without points has no mark (and no legend
+// entry).
+func marks(pts plotter.XYs, adopted []bool, c color.Color) []mark {
 	var yes, no plotter.XYs
-	for i, r := range recs {
-		if r.Adopted {
+	for i, a := range adopted {
+		if a {
 			yes = append(yes, pts[i])
 		} else {
 			no = append(no, pts[i])
 		}
 	}
-	a, _ := plotter.NewScatter(nonEmpty(yes))
-	a.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
-	r, _ := plotter.NewScatter(nonEmpty(no))
-	r.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(5), Shape: draw.CrossGlyph{}}
-	return a, r
-}
-
-// nonEmpty keeps an empty scatter drawable (plotter refuses no points):
-// a point far outside the axes.
-func nonEmpty(xy plotter.XYs) plotter.XYs {
-	if len(xy) == 0 {
-		return plotter.XYs{{X: -1e9, Y: -1e9}}
+	var out []mark
+	for _, m := range []struct {
+		label string
+		pts   plotter.XYs
+		glyph draw.GlyphStyle
+	}{
+		{"adopted by the gate", yes, draw.GlyphStyle{Color: c, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}},
+		{"rejected by the gate", no, draw.GlyphStyle{Color: c, Radius: vg.Points(5), Shape: draw.CrossGlyph{}}},
+	} {
+		if len(m.pts) == 0 {
+			continue
+		}
+		s, _ := plotter.NewScatter(m.pts) // cannot fail: points, all finite
+		s.GlyphStyle = m.glyph
+		out = append(out, mark{m.label, s})
 	}
-	return xy
+	return out
 }
 
+// top1Panel is the bottom panel: the held-out top-1 agreement of the
+// generations where it is defined (an undefined one is recorded as −1).
 func top1Panel(recs []Record) (*plot.Plot, error) {
 	p := plot.New()
 	p.Y.Label.Text = "held-out top-1 agreement with the teacher"
+	var pts plotter.XYs
+	for _, r := range recs {
+		if r.Top1 >= 0 {
+			pts = append(pts, plotter.XY{X: float64(r.Gen), Y: r.Top1})
+		}
+	}
+	if len(pts) > 0 {
+		line, points, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return nil, err
+		}
+		p.Add(line, points)
+	}
+	genAxis(p, recs[0].Gen, recs[len(recs)-1].Gen)
 	p.Y.Min, p.Y.Max = 0, 1
-	pts := make(plotter.XYs, len(recs))
-	for i, r := range recs {
-		pts[i] = plotter.XY{X: float64(r.Gen), Y: r.Top1}
-	}
-	line, points, err := plotter.NewLinePoints(pts)
-	if err != nil {
-		return nil, err
-	}
-	p.Add(line, points)
 	return p, nil
 }
 
-// WriteGenerationsCurve draws the v1 loop's generations (train run
-// -generations, without details): the gate score against the previous
+// WriteGenerationsCurve draws the v1 loop's generations (at least one;
+// train run -generations, without details): the gate score against the previous
 // generation with its interval and the held-out AUC, as PNG or SVG (ext).
 func WriteGenerationsCurve(w io.Writer, gens []store.Generation, ext string) error {
 	p, err := generationsCurve(gens)
@@ -199,9 +247,11 @@ func WriteGenerationsCurve(w io.Writer, gens []store.Generation, ext string) err
 }
 
 func generationsCurve(gens []store.Generation) (*plot.Plot, error) {
+	if len(gens) == 0 {
+		return nil, errors.New("loop: no generations to draw")
+	}
 	p := plot.New()
 	p.Title.Text = "Ocvist learning curve"
-	p.X.Label.Text = "generation"
 	p.Y.Label.Text = "gate score vs previous / held-out AUC"
 	p.Y.Min, p.Y.Max = 0, 1
 	score := make(plotter.XYs, len(gens))
@@ -222,12 +272,15 @@ func generationsCurve(gens []store.Generation) (*plot.Plot, error) {
 	if err := plotutil.AddLinePoints(p, "gate score", score, "held-out AUC", auc); err != nil {
 		return nil, err
 	}
-	half, err := plotter.NewLine(plotter.XYs{{X: float64(gens[0].Gen), Y: 0.5}, {X: float64(gens[len(gens)-1].Gen), Y: 0.5}})
+	first, last := gens[0].Gen, gens[len(gens)-1].Gen
+	half, err := plotter.NewLine(plotter.XYs{{X: float64(first) - 0.5, Y: 0.5}, {X: float64(last) + 0.5, Y: 0.5}})
 	if err != nil {
 		return nil, err
 	}
 	half.Dashes = []vg.Length{vg.Points(4), vg.Points(4)}
 	p.Add(bars, half)
 	p.Legend.Top = true
+	genAxis(p, first, last)
+	p.Y.Min, p.Y.Max = 0, 1
 	return p, nil
 }

@@ -1,6 +1,6 @@
-// Package loop is the learning loop v2 of DESIGN.md: expert iteration,
-// a search teacher distilled into two forests, generation after
-// generation.
+// Package loop is the learning loop v2 (README.md, "The learning loop
+// v2"; the shipped model's recipe in data/README.md): expert iteration, a
+// search teacher distilled into two forests, generation after generation.
 //
 // A generation g:
 //
@@ -22,8 +22,10 @@
 //     scored), the value model's AUC;
 //  4. gates the new policy against the adopted one: paired games of the
 //     pure policies (best move, no search) from generated openings, ended
-//     by an SPRT; the generation is adopted only when the SPRT accepts
-//     that it is stronger (H1), and the record says what decided;
+//     by an SPRT; the generation is adopted when the SPRT accepts that it
+//     is stronger (H1), or, if the gate reaches Gate.MaxGames undecided
+//     (always so under 2·Gate.MinPairs games), when the pair score's 95%
+//     interval lies above 50%; the record says what decided;
 //  5. measures the new policy's Elo against fixed anchors (random,
 //     patterns, the generation-0 policy) with 95% intervals;
 //  6. records it all (store.Generation, Details as JSON of Record).

@@ -74,6 +74,36 @@ type MatchRecord struct {
 	EloHigh  float64 `json:"elo_high"`
 	Decision string  `json:"decision,omitempty"` // the SPRT's verdict, gate only
 	LLR      float64 `json:"llr,omitempty"`
+	// ByInterval, gate only: the SPRT was undecided at the game limit and
+	// the pair score's interval decided (adopted when Low > 0.5).
+	ByInterval bool `json:"by_interval,omitempty"`
+}
+
+// gateDecides is the gate's verdict on m: the SPRT's when it decided,
+// else (undecided at the game limit) the pair score's 95% interval's,
+// which adopts when it lies above 50%; byInterval says which.
+func gateDecides(m MatchRecord) (adopted, byInterval bool) {
+	switch m.Decision {
+	case arena.AcceptH1.String():
+		return true, false
+	case arena.AcceptH0.String():
+		return false, false
+	}
+	return m.Low > 0.5, true
+}
+
+// GateVerdict says what decided the gate: "H1 accepted" or "H0 accepted"
+// (the SPRT), or "undecided at the game limit; pair score interval above
+// 50%" (adopted) or "… not above 50%" (rejected). Records made before the
+// interval decided undecided gates say "undecided".
+func (r Record) GateVerdict() string {
+	switch {
+	case !r.Gate.ByInterval:
+		return r.Gate.Decision
+	case r.Adopted:
+		return "undecided at the game limit; pair score interval above 50%"
+	}
+	return "undecided at the game limit; pair score interval not above 50%"
 }
 
 // Loop runs generations on a store. Models go to Dir as
@@ -422,9 +452,9 @@ func (l *Loop) judge(ctx context.Context, g int, next, cur models, rec *Record) 
 	if err != nil {
 		return err
 	}
-	rec.Adopted = rec.Gate.Decision == arena.AcceptH1.String()
-	l.logf("gen %d: gate against gen %d: %d games, pair score %.3f [%.3f, %.3f], %s: %s",
-		g, cur.gen, rec.Gate.Games, rec.Gate.Score, rec.Gate.Low, rec.Gate.High, rec.Gate.Decision, map[bool]string{true: "adopted", false: "rejected"}[rec.Adopted])
+	rec.Adopted, rec.Gate.ByInterval = gateDecides(rec.Gate)
+	l.logf("gen %d: gate against gen %d: %d games, pair score %.3f [%.3f, %.3f], LLR %.2f, %s: %s",
+		g, cur.gen, rec.Gate.Games, rec.Gate.Score, rec.Gate.Low, rec.Gate.High, rec.Gate.LLR, rec.GateVerdict(), map[bool]string{true: "adopted", false: "rejected"}[rec.Adopted])
 	anchors := []struct {
 		name string
 		make func(seed uint64) arena.Agent

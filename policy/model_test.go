@@ -22,9 +22,9 @@ import (
 )
 
 // The hashes of the shipped models: a shipped model changes only by name
-// (DESIGN, Forest), never by a fit or a format change. model-2026-11-21.ocf
-// is the model shipped on 2026-11-21; model.ocf and value.ocf are those of
-// the learning loop's recipe (data/README.md).
+// (README.md, "The shipped model"), never by a fit or a format change.
+// model-2026-11-21.ocf is the model shipped on 2026-11-21; model.ocf and
+// value.ocf are those of the learning loop's recipe (data/README.md).
 const (
 	shipped20261121SHA256 = "e0dee9fda44724e5b19eb3b2986d413da69aed4f8fd4c1b89457ab2328eace17"
 	shippedSHA256         = "ff37c487590e8dbbc2d70cdb97dfcf3353303ab9b00df08827d46f6c7e33e7d4"

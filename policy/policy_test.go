@@ -200,7 +200,7 @@ func BenchmarkPolicyScores(b *testing.B) {
 
 // BenchmarkShippedModel: the shipped model (data/model.ocf) choosing a
 // move in middle-game positions. One op is a whole move choice (features
-// and prediction for every candidate; DESIGN target ≤ 5 ms); ns/candidate
+// and prediction for every candidate; target ≤ 5 ms); ns/candidate
 // is the per-candidate cost (target ≤ 10 µs).
 func BenchmarkShippedModel(b *testing.B) {
 	m, err := Load(bytes.NewReader(data.Model))

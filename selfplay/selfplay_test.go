@@ -194,8 +194,8 @@ func TestOpenings(t *testing.T) {
 	}
 }
 
-// BenchmarkPlay: one generation-0 game recorded in memory per op (DESIGN
-// target: 2,000 games/s per core).
+// BenchmarkPlay: one generation-0 game recorded in memory per op (target:
+// 2,000 games/s per core).
 func BenchmarkPlay(b *testing.B) {
 	pl := New(Config{}, Uniform{}, store.Blacklist{})
 	rng := rand.New(rand.NewPCG(1, 1))

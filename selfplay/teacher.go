@@ -9,8 +9,8 @@ import (
 	"ocvist/search"
 )
 
-// TeacherConfig describes the games of the learning loop (DESIGN,
-// "Learning loop v2"): every move is chosen by the search with a node
+// TeacherConfig describes the games of the learning loop (README.md, "The
+// learning loop v2"; package loop): every move is chosen by the search with a node
 // budget, the teacher; the learned models it uses (a prior, a value) are
 // set on the Searcher by the caller.
 //

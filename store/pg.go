@@ -20,7 +20,7 @@ import (
 	"ocvist/gomoku"
 )
 
-// PG is the PostgreSQL backend of the store (DESIGN.md, "Many machines"):
+// PG is the PostgreSQL backend of the store (README.md, "One job on many machines"):
 // many coordinators on many machines merge their sealed shards into one
 // server. Like the SQLite store it has a young tier, so that the many
 // positions seen once never enter a B-tree: a merge appends the shard's

@@ -42,7 +42,7 @@ var _ Store = (*DB)(nil)
 
 // ModelStore is a store that keeps the model files of the learning loop's
 // generations, so that every machine feeding it can fetch the current
-// models (DESIGN.md, "Many machines"): *PG does; a SQLite database's
+// models (README.md, "One job on many machines"): *PG does; a SQLite database's
 // models are files beside it. The roles are RolePolicy and RoleValue.
 type ModelStore interface {
 	// PutModel stores b as generation gen's model of the role, replacing

@@ -13,9 +13,11 @@ const gomocupAbout = `
 Runs an agent as a Gomocup protocol engine ("pbrain") on stdin and stdout,
 for tournament managers and GUIs such as Piskvork or c-gomoku-cli. Supported:
 START 15, RECTSTART 15,15, RESTART, BEGIN, TURN, BOARD (field 3 is ignored),
-INFO (rule 0 freestyle, 1 standard; timeout_turn, timeout_match, time_left,
-max_memory), TAKEBACK, PLAY, ABOUT, END, and YXSTOP (a thinking agent answers
-at once with its best move). Managers need an executable whose name starts
+INFO (rule 0 freestyle, 1 standard, bit 2 "continuous game" ignored, renju
+and caro refused with an ERROR on each move; timeout_turn, timeout_match,
+time_left, max_memory; a malformed value is ignored, with a MESSAGE), TAKEBACK,
+PLAY, ABOUT, END, and YXSTOP (a thinking agent answers at once with its best
+move). Managers need an executable whose name starts
 with "pbrain-": a copy of this program named, say, pbrain-ocvist starts as the
 engine without arguments. The shipped models were fitted for freestyle; the
 default engine, the search over them, uses them in standard games too (a

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -29,6 +30,26 @@ func TestGomocupCLI(t *testing.T) {
 	want := `name="Ocvist", version="` + cli.Version + `", author="Ocvist developers", country="Unknown"`
 	if len(lines) != 5 || lines[0] != "OK" || lines[1] != want || lines[2] != "7,7" || lines[4] != "" {
 		t.Errorf("output %q", out.String())
+	}
+}
+
+// TestGomocupNoPoison: play gomocup answers every command once, and no
+// bad line breaks a later one: a move before START is an ERROR, a
+// malformed INFO value is reported once and ignored (the generous turn
+// before it stays: the machine's load plays no part), the continuous-game
+// bit of INFO rule is ignored, renju is refused until a valid rule comes.
+func TestGomocupNoPoison(t *testing.T) {
+	var out, errb bytes.Buffer
+	in := strings.Join([]string{"TURN 7,7", "START 15", "INFO timeout_turn 1000000", "INFO timeout_turn abc", "BEGIN", "RESTART", "BEGIN",
+		"RESTART", "INFO rule 2", "BEGIN", "RESTART", "INFO rule 4", "BEGIN", "INFO rule 0", "BEGIN", ""}, "\r\n")
+	if err := Run(context.Background(), []string{"gomocup", "-agent", "random"}, strings.NewReader(in), &out, &errb); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	want := []string{"ERROR TURN: no board (START comes first)", "OK",
+		`MESSAGE INFO timeout_turn "abc" ignored (not an integer): the previous value stays`, "7,7", "OK", "7,7",
+		"OK", "7,7", "OK", "ERROR INFO rule 4: renju is not supported; Ocvist plays freestyle (rule 0) and standard (rule 1)", "7,7"}
+	if got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n"); !slices.Equal(got, want) {
+		t.Errorf("output\n%q\nwant\n%q", got, want)
 	}
 }
 
@@ -101,6 +122,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"gomocup", "extra"}, 2},
 		{[]string{"match", "-a", "random"}, 2},
 		{[]string{"match", "-a", "random", "-b", "random", "-games", "0"}, 2},
+		{[]string{"match", "-a", "random", "-b", "random", "-games", "3"}, 2},
 		{[]string{"match", "-a", "random", "-b", "random", "-zzz"}, 2},
 		{[]string{"match", "-a", "random", "-b", "forest:/nonexistent/model.ocf"}, 1},
 		{[]string{"gomocup", "-model", "/nonexistent/model.ocf"}, 1},

@@ -57,7 +57,7 @@ func runMatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fs := cli.NewFlagSet("play match", "-a AGENT -b AGENT [flags]", matchDoc, stderr)
 	fs.StringVar(&c.A, "a", "", "agent A: "+agentHelp+" (required)")
 	fs.StringVar(&c.B, "b", "", "agent B (required)")
-	fs.IntVar(&c.Games, "games", 80, "number of games (even: each opening once per colour)")
+	fs.IntVar(&c.Games, "games", 80, "number of games, even (each opening once per colour)")
 	fs.StringVar(&c.Openings, "openings", defaultOpenings, `opening file (Gomocup offset or pos format); "" starts every game from h8`)
 	fs.StringVar(&c.Rule, "rule", "freestyle", "freestyle or standard")
 	fs.IntVar(&c.TurnMS, "turn-ms", 1000, "time limit per move in milliseconds")
@@ -156,6 +156,8 @@ func (c *matchConfig) arenaConfig() (arena.Config, error) {
 		return cfg, cli.Usagef("match: -a and -b are required")
 	case c.Games < 1:
 		return cfg, cli.Usagef("match: -games %d: want at least 1", c.Games)
+	case c.Games%2 != 0:
+		return cfg, cli.Usagef("match: -games %d: want an even number (games are played in pairs, colours swapped)", c.Games)
 	case c.TurnMS < 1:
 		return cfg, cli.Usagef("match: -turn-ms %d: want at least 1", c.TurnMS)
 	case c.MaxPly < 0:
@@ -184,6 +186,10 @@ func (c *matchConfig) arenaConfig() (arena.Config, error) {
 		t, err := parseSPRT(c.SPRT)
 		if err != nil {
 			return cfg, cli.Usagef("match: -sprt: %v", err)
+		}
+		if c.Games/2 < arena.DefaultMinPairs {
+			return cfg, cli.Usagef("match: -sprt with -games %d: the SPRT needs %d pairs (-games %d or more) to decide",
+				c.Games, arena.DefaultMinPairs, 2*arena.DefaultMinPairs)
 		}
 		cfg.SPRT = &t
 	}

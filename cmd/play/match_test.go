@@ -265,6 +265,8 @@ func TestMatchCLIErrors(t *testing.T) {
 		{[]string{"match", "-a", "random", "-b", "random", "-rule", "renju"}, `unknown rule "renju"`},
 		{[]string{"match", "-a", "random", "-b", "random", "-openings", "/nonexistent"}, "read openings"},
 		{[]string{"match", "-a", "random", "-b", "random", "-games", "0"}, "-games 0"},
+		{[]string{"match", "-a", "random", "-b", "random", "-games", "3"}, "match: -games 3: want an even number (games are played in pairs, colours swapped)"},
+		{[]string{"match", "-a", "random", "-b", "random", "-sprt", "0,20", "-games", "100"}, "match: -sprt with -games 100: the SPRT needs 100 pairs (-games 200 or more) to decide"},
 		{[]string{"match", "-a", "random", "-b", "random", "-max-ply", "3"}, "the game is over after the opening"},
 		{[]string{"bogus"}, `unknown command "bogus"`},
 		{[]string{"terminal", "-color", "red"}, `-color "red"`},

@@ -44,6 +44,7 @@ func TestBadInput(t *testing.T) {
 		{"UnknownCommand", []string{"frobnicate"}, "unknown command", 2},
 		{"PruneZero", []string{"prune", "-db", good, "-min", "0"}, "-min 0", 2},
 		{"MergeNothing", []string{"merge", "-db", good}, "at least one", 2},
+		{"OddGateGames", []string{"run", "-db", good, "-games", "5", "-generations", "1", "-gate-games", "7"}, "-gate-games 7: want an even number", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := map[string][32]byte{}
@@ -71,7 +72,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
-	for _, sub := range []string{"run", "merge", "prune", "conclude", "stats", "export", "fit"} {
+	for _, sub := range []string{"run", "merge", "prune", "conclude", "stats", "export", "fit", "loop", "report", "model"} {
 		_, errOut, code := train(t, sub, "-h")
 		if code != 0 || !strings.Contains(errOut, "Usage: train "+sub) || !strings.Contains(errOut, "-db") {
 			t.Errorf("%s -h: exit %d\n%s", sub, code, errOut)

@@ -30,7 +30,7 @@ func defaultGateConfig() gateConfig {
 }
 
 func (g *gateConfig) register(fs *flag.FlagSet) {
-	fs.IntVar(&g.Games, "gate-games", g.Games, "games of each generation's gate match (paired, colours swapped)")
+	fs.IntVar(&g.Games, "gate-games", g.Games, "games of each generation's gate match, even (paired, colours swapped)")
 	fs.StringVar(&g.Openings, "gate-openings", g.Openings, "opening set `file` of the gate match")
 	fs.Float64Var(&g.Temperature, "gate-temperature", g.Temperature, "sampling temperature of the forest agents in the gate match (0: best move)")
 }
@@ -38,6 +38,9 @@ func (g *gateConfig) register(fs *flag.FlagSet) {
 func (g gateConfig) validate() error {
 	if g.Games < 2 {
 		return fmt.Errorf("-gate-games %d must be at least 2", g.Games)
+	}
+	if g.Games%2 != 0 {
+		return fmt.Errorf("-gate-games %d: want an even number (games are played in pairs, colours swapped)", g.Games)
 	}
 	if g.Temperature < 0 {
 		return fmt.Errorf("-gate-temperature %v is negative", g.Temperature)

@@ -135,7 +135,7 @@ func TestGenerations(t *testing.T) {
 
 // TestSelfPlayPolicyBlendsStats: with a model and a database, self-play
 // scores a move that has at least 20 stored games by blending the forest's
-// estimate with its results (DESIGN, Forest); other moves by the forest.
+// estimate with its results (package policy); other moves by the forest.
 func TestSelfPlayPolicyBlendsStats(t *testing.T) {
 	dir := t.TempDir()
 	db, model := filepath.Join(dir, "s.db"), filepath.Join(dir, "s.ocf")

@@ -19,7 +19,8 @@ import (
 )
 
 const loopAbout = `
-Run the learning loop v2 (DESIGN.md "Learning loop v2", package loop): each
+Run the learning loop v2 (README.md, "The learning loop v2"; the shipped
+model's recipe and figures in data/README.md; "go doc ./loop"): each
 generation plays -games teacher games (the search with -nodes nodes a move,
 ordered and evaluated by the adopted models), stores them in the database,
 fits a policy forest (which candidate the teacher chose) and a value forest
@@ -27,7 +28,10 @@ fits a policy forest (which candidate the teacher chose) and a value forest
 held-out games (top-1, within-position AUC), gates the new policy against
 the adopted one (paired games of the pure policies from generated openings,
 SPRT) and measures its Elo against random, patterns and generation 0. A
-generation is adopted only when the SPRT finds it stronger. Models go to
+generation is adopted only when the SPRT finds it stronger, or, when the
+gate ends undecided at -gate-games, when its pair score's 95% interval lies
+above 50% (the SPRT needs 30 pairs: with -gate-games under 60 the interval
+always decides, and the loop says so when it starts). Models go to
 -models (gen-NNN.policy.ocf, gen-NNN.value.ocf). A run continues after the
 last recorded generation; the same database, flags and -seed give the same
 games and byte-identical models. "train stats -json" lists the generations
@@ -47,6 +51,9 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if err := completeLoopConfig(&cfg, *rule, *gens); err != nil {
 		return err
+	}
+	if w := gateWarning(cfg.Gate); w != "" {
+		fmt.Fprintln(stderr, "train loop: "+w)
 	}
 	startModel, startBytes, err := loadStartModel(*start)
 	if err != nil {
@@ -70,7 +77,7 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	recs, err := l.Run(ctx, *gens)
 	for _, rec := range recs {
 		fmt.Fprintf(stdout, "gen %d: top-1 %.3f, AUC %.3f, value AUC %.3f; gate %.3f [%.3f, %.3f] %s; adopted %v; current gen %d\n",
-			rec.Gen, rec.Top1, rec.AUC, rec.ValueAUC, rec.Gate.Score, rec.Gate.Low, rec.Gate.High, rec.Gate.Decision, rec.Adopted, rec.Current)
+			rec.Gen, rec.Top1, rec.AUC, rec.ValueAUC, rec.Gate.Score, rec.Gate.Low, rec.Gate.High, rec.GateVerdict(), rec.Adopted, rec.Current)
 	}
 	return err
 }
@@ -91,6 +98,16 @@ func completeLoopConfig(cfg *loop.Config, rule string, gens int) error {
 		return usageError{fmt.Sprintf("loop: -gens %d: want at least 1", gens)}
 	}
 	return nil
+}
+
+// gateWarning is the line saying that a gate of g's size cannot be decided
+// by its SPRT, or "" when it can.
+func gateWarning(g loop.Gate) string {
+	if g.SPRTCanDecide() {
+		return ""
+	}
+	return fmt.Sprintf("-gate-games %d leaves the gate's SPRT %d pairs, under the %d it needs to decide: each gate will be decided by its pair score's 95%% interval (adopted when above 50%%); use -gate-games %d or more for the SPRT",
+		g.MaxGames, g.MaxGames/2, g.SPRTPairs(), 2*g.SPRTPairs())
 }
 
 // modelsDir is the default -models of the database at dbPath: beside a
@@ -131,8 +148,8 @@ func registerLoopFlags(fs *flag.FlagSet, cfg *loop.Config) {
 	fs.IntVar(&cfg.Negatives, "negatives", cfg.Negatives, "other candidates drawn per sample as not-chosen rows")
 	fs.IntVar(&cfg.Policy.Trees, "trees", cfg.Policy.Trees, "trees of the policy forest")
 	fs.IntVar(&cfg.Policy.MaxDepth, "depth", cfg.Policy.MaxDepth, "maximum depth of the policy trees")
-	fs.IntVar(&cfg.Gate.MaxGames, "gate-games", cfg.Gate.MaxGames, "most games of a gate match (an SPRT may end it sooner)")
+	fs.IntVar(&cfg.Gate.MaxGames, "gate-games", cfg.Gate.MaxGames, fmt.Sprintf("most games of a gate match, even (an SPRT may end it sooner; it needs %d to decide)", 2*cfg.Gate.SPRTPairs()))
 	fs.Float64Var(&cfg.Gate.Elo1, "gate-elo", cfg.Gate.Elo1, "the gate's H1: the new policy is this much stronger (H0: equal)")
-	fs.IntVar(&cfg.AnchorGames, "anchor-games", cfg.AnchorGames, "games against each anchor")
+	fs.IntVar(&cfg.AnchorGames, "anchor-games", cfg.AnchorGames, "games against each anchor, even (paired, colours swapped)")
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "goroutines for games, fits and matches")
 }

@@ -1,5 +1,5 @@
-// Package layout has no code: its test checks the shape of the module
-// that DESIGN.md ("Layout") and STYLE.md describe, from the source files:
+// Package layout has no code: its tests check the shape of the module
+// that README.md ("Layout") describes, from the source files:
 //
 //   - dependencies point one way: gomoku ← canon ← patterns ← search;
 //     forest uses gonum (and internal/splitmix) only; policy uses forest,

@@ -92,9 +92,9 @@ func deps(pkgs map[string]*pkg, p string) map[string]bool {
 
 func isCommand(p string) bool { return strings.HasPrefix(p, "cmd/") }
 
-// allowed is, for the packages whose place DESIGN fixes, every module
-// package they may depend on (directly or not), and the other modules'
-// packages they may import (by prefix).
+// allowed is, for the packages whose place README.md's Layout fixes,
+// every module package they may depend on (directly or not), and the other
+// modules' packages they may import (by prefix).
 var allowed = map[string]struct{ deps, external string }{
 	"internal/splitmix": {"", ""},
 	"internal/stop":     {"", ""},
@@ -115,7 +115,7 @@ var allowed = map[string]struct{ deps, external string }{
 var onlyCommands = []string{"internal/cli", "terminal"}
 
 // TestDependencies: acceptance point 1 of issue 10, the dependency graph
-// of DESIGN.md's Layout.
+// of README.md's Layout.
 func TestDependencies(t *testing.T) {
 	pkgs := load(t)
 	for _, path := range slices.Sorted(maps.Keys(pkgs)) {
@@ -203,7 +203,9 @@ func importNames(f *ast.File) map[string]string {
 
 // goroutines are the library files that may start goroutines, and why:
 // each is a bounded loop inside one call, done when the call returns
-// (STYLE.md: libraries are synchronous), or the commands' scaffold.
+// (README.md, Layout: goroutines live in the commands and in a few
+// library calls that are done when they return), or the commands'
+// scaffold.
 var goroutines = map[string]string{
 	"forest/fit.go":         "Fit's bounded pool of workers, waited for before Fit returns",
 	"arena/match.go":        "MatchFactories' workers (Config.Concurrency), waited for before it returns",

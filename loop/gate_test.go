@@ -1,0 +1,93 @@
+package loop
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"testing"
+
+	"ocvist/data"
+	"ocvist/gomoku"
+	"ocvist/policy"
+	"ocvist/store"
+)
+
+// TestGateTooSmallForSPRT: a gate of 40 games cannot reach the SPRT's 30
+// pairs, so it ends undecided at its game limit; the shipped policy
+// (generation 4 of the recipe) against generation 0 scores far above 50%
+// there, and the pair score's interval, all above 50%, adopts it (the
+// case of the issue: 87.5% [78.0, 97.0], LLR 8.47, "undecided: rejected").
+// The other way round the interval is all below 50%: rejected.
+func TestGateTooSmallForSPRT(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := store.Open(filepath.Join(dir, "l.db"), store.DefaultConfig(gomoku.Freestyle))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	gen0, err := policy.Load(bytes.NewReader(data.Model20261121))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shipped, err := policy.Load(bytes.NewReader(data.Model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := smallConfig(5)
+	cfg.Gate = Gate{MaxGames: 40, MinPairs: 30, Elo0: 0, Elo1: 40}
+	cfg.AnchorGames = 2
+	l, err := New(db, dir, gen0, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Gate.SPRTCanDecide() {
+		t.Error("a gate of 40 games with 30 pairs needed says its SPRT can decide")
+	}
+	for _, tt := range []struct {
+		name      string
+		next, cur *policy.Model
+		adopted   bool
+		verdict   string
+	}{
+		{"stronger", shipped, gen0, true, "undecided at the game limit; pair score interval above 50%"},
+		{"weaker", gen0, shipped, false, "undecided at the game limit; pair score interval not above 50%"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var rec Record
+			if err := l.judge(ctx, 1, models{1, tt.next, nil}, models{0, tt.cur, nil}, &rec); err != nil {
+				t.Fatal(err)
+			}
+			g := rec.Gate
+			if g.Games != 40 || g.Decision != "undecided" {
+				t.Fatalf("gate: %d games, %s; want 40, undecided", g.Games, g.Decision)
+			}
+			if rec.Adopted != tt.adopted || rec.GateVerdict() != tt.verdict {
+				t.Errorf("gate %.3f [%.3f, %.3f] LLR %.2f: adopted %v (%s), want %v (%s)",
+					g.Score, g.Low, g.High, g.LLR, rec.Adopted, rec.GateVerdict(), tt.adopted, tt.verdict)
+			}
+		})
+	}
+}
+
+// TestGateVerdict: the SPRT decides when it can; a gate that ended
+// undecided falls back to the pair score's interval.
+func TestGateVerdict(t *testing.T) {
+	for _, tt := range []struct {
+		m       MatchRecord
+		adopted bool
+		verdict string
+	}{
+		{MatchRecord{Decision: "H1 accepted", Low: 0.52}, true, "H1 accepted"},
+		{MatchRecord{Decision: "H0 accepted", Low: 0.3}, false, "H0 accepted"},
+		{MatchRecord{Decision: "undecided", Low: 0.501}, true, "undecided at the game limit; pair score interval above 50%"},
+		{MatchRecord{Decision: "undecided", Low: 0.5}, false, "undecided at the game limit; pair score interval not above 50%"},
+		{MatchRecord{Decision: "undecided", Low: -1}, false, "undecided at the game limit; pair score interval not above 50%"},
+	} {
+		rec := Record{Gate: tt.m}
+		rec.Adopted, rec.Gate.ByInterval = gateDecides(tt.m)
+		if rec.Adopted != tt.adopted || rec.GateVerdict() != tt.verdict {
+			t.Errorf("%+v: adopted %v (%s), want %v (%s)", tt.m, rec.Adopted, rec.GateVerdict(), tt.adopted, tt.verdict)
+		}
+	}
+}
