@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -20,11 +21,24 @@ var byteUnits = []struct {
 	{"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1},
 }
 
-// String is the size with a binary unit.
-func (b *ByteSize) String() string { return HumanBytes(int64(*b)) }
+// BacklogAuto, as -backlog, is the default bound: 2 GiB, or half the space
+// free on the shard folder's disk when that is less (see backlogBound).
+const BacklogAuto ByteSize = -1
 
-// Set parses a size, one clear error for anything else.
+// String is the size with a binary unit ("auto" for BacklogAuto).
+func (b *ByteSize) String() string {
+	if *b == BacklogAuto {
+		return "auto"
+	}
+	return HumanBytes(int64(*b))
+}
+
+// Set parses a size or "auto", one clear error for anything else.
 func (b *ByteSize) Set(s string) error {
+	if strings.TrimSpace(s) == "auto" {
+		*b = BacklogAuto
+		return nil
+	}
 	num, unit := strings.TrimSpace(s), int64(1)
 	for _, u := range byteUnits {
 		if v, ok := strings.CutSuffix(num, u.suffix); ok {
@@ -111,6 +125,26 @@ func (j *job) holding() (n int) {
 func (w *worker) goAhead() {
 	w.held = false
 	io.WriteString(w.gate, "go\n")
+}
+
+// backlogBound is the bound -backlog b sets on a disk with free bytes
+// free: b, or for BacklogAuto 2 GiB or half the free space, whichever is
+// less (never under 64 MiB: a few shards must be able to wait).
+func backlogBound(b ByteSize, free int64) ByteSize {
+	if b != BacklogAuto {
+		return b
+	}
+	return ByteSize(max(min(2<<30, free/2), 64<<20))
+}
+
+// freeBytes is the space free for this user on the disk of path (-1 if it
+// cannot be read).
+func freeBytes(path string) int64 {
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(path, &fs); err != nil {
+		return -1
+	}
+	return int64(fs.Bavail) * fs.Bsize
 }
 
 // backlogText is a -backlog value as the messages show it.

@@ -103,3 +103,23 @@ func TestBacklogGateOff(t *testing.T) {
 		t.Errorf("an exited worker is still held")
 	}
 }
+
+// TestBacklogBound: -backlog auto is 2 GiB, or half the free disk when
+// that is less (at least 64 MiB); a size given is kept.
+func TestBacklogBound(t *testing.T) {
+	var b ByteSize
+	if err := b.Set("auto"); err != nil || b != BacklogAuto || b.String() != "auto" {
+		t.Fatalf("Set(auto) = %d (%s), %v", b, b.String(), err)
+	}
+	for _, c := range []struct {
+		b          ByteSize
+		free, want int64
+	}{
+		{BacklogAuto, 100 << 30, 2 << 30}, {BacklogAuto, 1 << 30, 512 << 20}, {BacklogAuto, 10 << 20, 64 << 20},
+		{BacklogAuto, -1, 64 << 20}, {5 << 30, 1 << 30, 5 << 30}, {0, 1 << 30, 0},
+	} {
+		if got := backlogBound(c.b, c.free); int64(got) != c.want {
+			t.Errorf("backlogBound(%d, %d) = %d, want %d", c.b, c.free, got, c.want)
+		}
+	}
+}

@@ -46,7 +46,7 @@ type Config struct {
 	Prune    store.PruneConfig    `json:"prune"`
 	Conclude store.ConcludeConfig `json:"conclude"`
 	Progress time.Duration        `json:"progress"`
-	Backlog  ByteSize             `json:"backlog"` // shards waiting on local disk (see job.admit); 0: no bound
+	Backlog  ByteSize             `json:"backlog"` // shards waiting on local disk (see job.admit); 0: no bound; BacklogAuto
 	Version  string               `json:"version"`
 	DBGiven  bool                 `json:"-"` // -db was given
 }
@@ -65,7 +65,7 @@ func DefaultConfig(version string) Config {
 		Prune:    store.DefaultPrune,
 		Conclude: store.DefaultConclude,
 		Progress: 5 * time.Second,
-		Backlog:  2 << 30,
+		Backlog:  BacklogAuto,
 		Version:  version,
 	}
 }

@@ -160,6 +160,14 @@ func (j *job) open(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	j.shardDir = j.dir.path
+	if j.cfg.Backlog == BacklogAuto {
+		free := freeBytes(j.shardDir)
+		j.cfg.Backlog = backlogBound(BacklogAuto, free)
+		if free >= 0 && free < 4<<30 {
+			fmt.Fprintf(j.log, "%s free on the disk of %s: shards waiting to be merged are bounded at %s (-backlog)\n",
+				HumanBytes(free), j.shardDir, HumanBytes(int64(j.cfg.Backlog)))
+		}
+	}
 	var runIndex int
 	var t store.Totals
 	for _, step := range []func() error{

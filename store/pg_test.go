@@ -384,3 +384,43 @@ func TestServerGone(t *testing.T) {
 		}
 	}
 }
+
+// TestPGConnectRefused: a server that refuses the connection (a wrong
+// password, a database that does not exist) is one line saying so, not
+// "server unavailable" (which a job waits for); an address where no
+// server listens is ErrServer with the network's reason. The wrong
+// password needs the ocvist_pw role that .ci/postgres makes.
+func TestPGConnectRefused(t *testing.T) {
+	base := os.Getenv(pgEnv)
+	if base == "" {
+		t.Skip(pgEnv + " is not set: no PostgreSQL server to test against (.ci/run starts one)")
+	}
+	with := func(user, db string) string {
+		u, _ := url.Parse(base)
+		if user != "" {
+			u.User = url.UserPassword(user, "wrong")
+		}
+		if db != "" {
+			u.Path = "/" + db
+		}
+		return u.String()
+	}
+	ctx := context.Background()
+	for _, c := range []struct {
+		name, url, want string
+		server          bool
+	}{
+		{"wrong password", with("ocvist_pw", ""), `password authentication failed for user "ocvist_pw" (SQLSTATE 28P01)`, false},
+		{"missing database", with("", "ocvist_missing"), `database "ocvist_missing" does not exist (SQLSTATE 3D000)`, false},
+		{"no server", "postgres://ocvist@127.0.0.1:1/x?connect_timeout=2", "postgres server unavailable: dial tcp 127.0.0.1:1: connect: connection refused", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := OpenPGExisting(ctx, c.url)
+			if err == nil || errors.Is(err, ErrServer) != c.server || !strings.Contains(err.Error(), c.want) ||
+				strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "wrong") {
+				t.Errorf("error %q (server unavailable: %v); want one line with %q, server unavailable: %v, password masked",
+					err, errors.Is(err, ErrServer), c.want, c.server)
+			}
+		})
+	}
+}

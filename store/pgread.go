@@ -41,14 +41,14 @@ func (p *PG) Stats(ctx context.Context) (Stats, error) {
 	err := p.readTx(ctx, func(tx pgx.Tx) error {
 		return tx.QueryRow(ctx, `SELECT t.games, t.black_wins, t.white_wins, t.draws,
 			(SELECT count(*) FROM merged_shards), (SELECT count(*) FROM generations), (SELECT count(*) FROM blacklist),
-			(SELECT count(*) FROM young_runs), pg_database_size(current_database()),
+			(SELECT count(*) FROM young_runs), pg_database_size(current_database()), (SELECT count(*) FROM teacher_games),
 			count(q.*), coalesce(sum(q.n), 0), coalesce(sum(q.nbl), 0),
 			count(q.*) FILTER (WHERE NOT q.mature AND q.g < coalesce((SELECT value::bigint FROM meta WHERE key = $1), $2))
 			FROM totals t LEFT JOIN (SELECT count(*) AS n, count(*) FILTER (WHERE bl) AS nbl, bool_or(mature) AS mature,
 				sum(games) AS g FROM (`+fmt.Sprintf(allMoves, "")+`) a GROUP BY pid, key) q ON TRUE
 			WHERE t.id = 1 GROUP BY t.id`, metaPruneMin, DefaultPruneMinGames).Scan(
 			&s.Games, &s.BlackWins, &s.WhiteWins, &s.Draws, &s.MergedShards, &s.Generations, &s.PrunedBlack,
-			&s.YoungRuns, &s.FileBytes, &s.Positions, &s.Moves, &s.Blacklisted, &s.Young)
+			&s.YoungRuns, &s.FileBytes, &s.TeacherGames, &s.Positions, &s.Moves, &s.Blacklisted, &s.Young)
 	})
 	s.Blacklisted += s.PrunedBlack
 	return s, p.wrap("stats of", err)

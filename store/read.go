@@ -33,10 +33,11 @@ func (d *DB) stats(ctx context.Context) (Stats, error) {
 	}
 	defer snap.close()
 	const counts = `SELECT t.games, t.black_wins, t.white_wins, t.draws,
-		(SELECT count(*) FROM merged_shards), (SELECT count(*) FROM generations), (SELECT count(*) FROM blacklist)
+		(SELECT count(*) FROM merged_shards), (SELECT count(*) FROM generations), (SELECT count(*) FROM blacklist),
+		(SELECT count(*) FROM teacher_games)
 		FROM totals t WHERE t.id = 1`
 	err = snap.tx.QueryRowContext(ctx, counts).Scan(&s.Games, &s.BlackWins, &s.WhiteWins, &s.Draws,
-		&s.MergedShards, &s.Generations, &s.PrunedBlack)
+		&s.MergedShards, &s.Generations, &s.PrunedBlack, &s.TeacherGames)
 	if err != nil {
 		return s, classify(err)
 	}

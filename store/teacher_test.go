@@ -42,6 +42,9 @@ func TestTeacherGames(t *testing.T) {
 	if !reflect.DeepEqual(got, games[4:]) {
 		t.Errorf("generations 2..3: %+v\nwant %+v", got, games[4:])
 	}
+	if st, err := d.Stats(ctx); err != nil || st.TeacherGames != 12 || st.Games != 0 {
+		t.Errorf("stats: %d teacher games, %d games (%v); want 12 and 0", st.TeacherGames, st.Games, err)
+	}
 	bad := []TeacherGame{{Gen: 9, Moves: []gomoku.Point{1, 2}, Book: 1, Teacher: []gomoku.Point{2}},
 		{Gen: 9, Game: 1, Moves: []gomoku.Point{1, 2}, Book: 1}}
 	if _, err := d.AddTeacherGames(ctx, bad); !errors.Is(err, ErrCorrupt) {

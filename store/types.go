@@ -167,6 +167,7 @@ type Stats struct {
 	PrunedBlack  int64 `json:"pruned_black"` // blacklisted moves kept from pruned positions
 	MergedShards int64 `json:"merged_shards"`
 	Generations  int64 `json:"generations"`
+	TeacherGames int64 `json:"teacher_games"` // the learning loop's games (not in Games)
 	// Rule is the rule's name ("freestyle" or "standard").
 	Rule          string `json:"rule"`
 	KeyVersion    int    `json:"key_version"`

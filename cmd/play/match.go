@@ -114,10 +114,22 @@ func (c *matchConfig) runParallel(ctx context.Context, cfg arena.Config, stdout,
 	return c.report(r, err, cfg, stdout, stderr)
 }
 
+// progress shows the score after each game: on a terminal in one line
+// rewritten in place, elsewhere (a log file) a line every 10 seconds and
+// after the last game.
 func (c *matchConfig) progress(stderr io.Writer) func(*arena.Game, *arena.Result) {
+	tty := cli.IsTerminal(stderr)
+	var last time.Time
 	return func(g *arena.Game, r *arena.Result) {
 		t := r.Total
-		fmt.Fprintf(stderr, "\rgame %d/%d: %s %d, %s %d, draws %d ", t.Games(), c.Games, r.A, t.AWins, r.B, t.BWins, t.Draws)
+		line := fmt.Sprintf("game %d/%d: %s %d, %s %d, draws %d", t.Games(), c.Games, r.A, t.AWins, r.B, t.BWins, t.Draws)
+		switch {
+		case tty:
+			fmt.Fprintf(stderr, "\r%s ", line)
+		case time.Since(last) >= 10*time.Second || t.Games() == c.Games:
+			fmt.Fprintln(stderr, line)
+			last = time.Now()
+		}
 	}
 }
 
@@ -129,7 +141,9 @@ func (c *matchConfig) report(r *arena.Result, err error, cfg arena.Config, stdou
 		}
 		return nil
 	}
-	fmt.Fprintln(stderr)
+	if cli.IsTerminal(stderr) { // end the line rewritten in place
+		fmt.Fprintln(stderr)
+	}
 	// An interrupted match still saves and reports the games it finished.
 	if err != nil {
 		err = fmt.Errorf("match stopped after %d of %d games: %w", len(r.Games), c.Games, err)

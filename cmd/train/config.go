@@ -36,6 +36,6 @@ func registerRun(fs *flag.FlagSet, c *coordinator.Config) {
 	fs.Int64Var(&c.Conclude.MinGames, "conclude-min-games", c.Conclude.MinGames, "conclude: games a move needs before it can be blacklisted")
 	fs.Float64Var(&c.Conclude.Margin, "conclude-margin", c.Conclude.Margin, "conclude: blacklist when the mean weight is this far below the best sibling's")
 	fs.Float64Var(&c.Conclude.MaxMean, "conclude-max-mean", c.Conclude.MaxMean, "conclude: and the mean weight is below this")
-	fs.Var(&c.Backlog, "backlog", "`size` of shards waiting to be merged (on local disk) at which each worker waits after its next shard until the merges bring it to half (e.g. 2GiB; 0: no bound)")
+	fs.Var(&c.Backlog, "backlog", "`size` of shards waiting to be merged (on local disk) at which each worker waits after its next shard until the merges bring it to half (e.g. 500MiB; 0: no bound; auto: 2GiB, or half the free disk space if that is less)")
 	fs.DurationVar(&c.Progress, "progress", c.Progress, "interval of plain progress lines when stderr is not a terminal")
 }

@@ -214,8 +214,12 @@ func statsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "database        %s\nrule            %s\nkey version     %d\nschema version  %d\n",
 		*dbPath, st.Rule, st.KeyVersion, st.SchemaVersion)
-	fmt.Fprintf(stdout, "games           %d (black %d, white %d, draws %d)\npositions       %d (%d young, in %d runs)\nmoves           %d\nblacklisted     %d (%d kept from pruned positions)\nmerged shards   %d\nsize            %s\n",
-		st.Games, st.BlackWins, st.WhiteWins, st.Draws, st.Positions, st.Young, st.YoungRuns, st.Moves, st.Blacklisted, st.PrunedBlack, st.MergedShards, coordinator.HumanBytes(st.FileBytes))
+	fmt.Fprintf(stdout, "games           %d (black %d, white %d, draws %d)\n", st.Games, st.BlackWins, st.WhiteWins, st.Draws)
+	if st.TeacherGames > 0 || st.Generations > 0 {
+		fmt.Fprintf(stdout, "teacher games   %d (the learning loop's, over %d generations; not in games)\n", st.TeacherGames, st.Generations)
+	}
+	fmt.Fprintf(stdout, "positions       %d (%d young, in %d runs)\nmoves           %d\nblacklisted     %d (%d kept from pruned positions)\nmerged shards   %d\nsize            %s\n",
+		st.Positions, st.Young, st.YoungRuns, st.Moves, st.Blacklisted, st.PrunedBlack, st.MergedShards, coordinator.HumanBytes(st.FileBytes))
 	if len(gens) > 0 {
 		fmt.Fprintf(stdout, "\n%4s %10s %9s %8s %7s  %-22s %s\n", "gen", "games", "rows", "fit s", "AUC", "gate score [95%]", "model")
 		for _, g := range gens {

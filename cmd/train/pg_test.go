@@ -34,7 +34,13 @@ func pgSchemaURL(t *testing.T) string {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	schema := fmt.Sprintf("train_%s_%d", strings.ToLower(t.Name()), time.Now().UnixNano())
+	name := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, strings.ToLower(t.Name()))
+	schema := fmt.Sprintf("train_%s_%d", name, time.Now().UnixNano())
 	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
 		t.Fatal(err)
 	}
@@ -68,8 +74,9 @@ func TestPostgresRunAndLoop(t *testing.T) {
 	}
 	out, errOut, code := trainIn(t, dir, "stats", "-db", u, "-json")
 	var st struct {
-		Games       int64 `json:"games"`
-		Generations []struct {
+		Games        int64 `json:"games"`
+		TeacherGames int64 `json:"teacher_games"`
+		Generations  []struct {
 			Gen     int             `json:"gen"`
 			Details json.RawMessage `json:"details"`
 		} `json:"generation_list"`
@@ -77,8 +84,11 @@ func TestPostgresRunAndLoop(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &st) != nil {
 		t.Fatalf("stats: exit %d\n%s\n%s", code, out, errOut)
 	}
-	if st.Games != 300 || len(st.Generations) != 1 || !strings.Contains(string(st.Generations[0].Details), `"top1"`) {
-		t.Errorf("stats: %d games (want 300), generations %+v", st.Games, st.Generations)
+	if st.Games != 300 || st.TeacherGames != 12 || len(st.Generations) != 1 || !strings.Contains(string(st.Generations[0].Details), `"top1"`) {
+		t.Errorf("stats: %d games (want 300), %d teacher games (want 12), generations %+v", st.Games, st.TeacherGames, st.Generations)
+	}
+	if out := mustTrainIn(t, dir, "stats", "-db", u); !strings.Contains(out, "teacher games   12 (the learning loop's, over 1 generations; not in games)") {
+		t.Errorf("stats does not count the loop's games:\n%s", out)
 	}
 	dirs, _ := os.ReadDir(dir + "/data")
 	for _, d := range dirs {

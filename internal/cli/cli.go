@@ -75,6 +75,17 @@ func Signals(parent context.Context, sigs ...os.Signal) (ctx context.Context, re
 	return ctx, func() { close(done); cancel(); cancelNext() }
 }
 
+// IsTerminal reports whether w is a terminal (a line there can be
+// rewritten in place; a file or a pipe gets whole lines).
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
 // UsageError is a bad command line: exit status 2.
 type UsageError struct{ Msg string }
 

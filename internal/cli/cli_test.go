@@ -1,12 +1,17 @@
 package cli
 
 import (
+	"os"
+	"syscall"
+	"time"
+
 	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"ocvist/internal/stop"
 	"strings"
 	"testing"
 )
@@ -154,5 +159,38 @@ func TestReadLinesStops(t *testing.T) {
 		if s != "two" {
 			t.Errorf("line %q after the context was done", s)
 		}
+	}
+}
+
+// TestSignals: the first signal cancels the command's context and not
+// stop.Next's; the second cancels that one too; release stops listening.
+func TestSignals(t *testing.T) {
+	ctx, release := Signals(context.Background(), syscall.SIGUSR1)
+	defer release()
+	next := stop.Next(ctx)
+	wait := func(c context.Context, what string) {
+		t.Helper()
+		select {
+		case <-c.Done():
+		case <-time.After(time.Minute):
+			t.Fatalf("%s not cancelled a minute after the signal", what)
+		}
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGUSR1)
+	wait(ctx, "the command's context")
+	if next.Err() != nil {
+		t.Fatal("the first signal cancelled the context of the work after a stop")
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGUSR1)
+	wait(next, "the context of the work after a stop")
+}
+
+// TestNextWithout: without the scaffold's signals, the work after a stop
+// is never cut short (stop.Next is the context without its cancellation).
+func TestNextWithout(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), struct{}{}, 1))
+	cancel()
+	if next := stop.Next(ctx); next.Err() != nil || next.Value(struct{}{}) != 1 {
+		t.Errorf("stop.Next of a plain cancelled context: %v, value %v", next.Err(), next.Value(struct{}{}))
 	}
 }
