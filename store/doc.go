@@ -78,7 +78,14 @@
 // DB.young/ beside the file) is migrated when it is opened for writing:
 // migration 5 copies the folder's runs into the file, in its transaction,
 // and then removes the folder; a read-only open reads them in the folder.
-// A reader that meets a young run it cannot read returns a [DamageError].
+//
+// [DB.Check] verifies a database without changing it: SQLite's integrity
+// check, every young run read through against its row, the runs' game
+// ranges, the totals and the ledger. A reader that meets a young run it
+// cannot read returns a [DamageError]; [DB.Repair] takes such runs out as
+// if they had never been merged (their games off the totals, their
+// sources out of the ledger, so that they can be merged again) and says
+// what it dropped.
 //
 // # Use
 //

@@ -56,6 +56,7 @@ var (
 
 // DamageError reports a part of a database that cannot be read: a young
 // run cut short, corrupt or missing. It wraps ErrCorrupt (and the cause).
+// [DB.Check] lists such damage and [DB.Repair] drops it.
 type DamageError struct {
 	Path string // the database's file
 	Run  string // the young run

@@ -496,69 +496,19 @@ func (d *DB) Vacuum(ctx context.Context) error {
 	return d.Checkpoint(ctx)
 }
 
-// IntegrityCheck runs PRAGMA integrity_check and reads every young run
-// through (order, counts, checksum); it returns an error wrapping
-// ErrCorrupt unless all is well.
+// IntegrityCheck runs Check and returns an error wrapping ErrCorrupt,
+// with the first problems, unless it found none.
 func (d *DB) IntegrityCheck(ctx context.Context) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	err := checkRows(ctx, d.db, "PRAGMA integrity_check")
-	if err == nil {
-		err = d.checkYoung(ctx)
+	res, err := d.Check(ctx, CheckConfig{})
+	if err == nil && len(res.Problems) > 0 {
+		var msgs []string
+		for _, p := range res.Problems[:min(len(res.Problems), 5)] {
+			msgs = append(msgs, p.Text)
+		}
+		err = fmt.Errorf("%w: %s", ErrCorrupt, strings.Join(msgs, "; "))
 	}
 	if err != nil {
 		return fmt.Errorf("store: integrity check %q: %w", d.path, err)
-	}
-	return nil
-}
-
-func (d *DB) checkYoung(ctx context.Context) error {
-	s, err := d.snapshot(ctx)
-	if err != nil {
-		return err
-	}
-	defer s.close()
-	for i, run := range s.runs {
-		r, err := s.run(i)
-		if err != nil {
-			return err
-		}
-		for {
-			p, err := r.next()
-			if err != nil {
-				return damaged(d.path, run.name, err)
-			}
-			if p == nil {
-				break
-			}
-		}
-	}
-	return nil
-}
-
-// checkRows runs an integrity pragma and turns anything but "ok" into
-// ErrCorrupt with the first messages.
-func checkRows(ctx context.Context, q querier, pragma string) error {
-	rows, err := q.QueryContext(ctx, pragma)
-	if err != nil {
-		return classify(err)
-	}
-	defer rows.Close()
-	var msgs []string
-	for rows.Next() {
-		var m string
-		if err := rows.Scan(&m); err != nil {
-			return classify(err)
-		}
-		if m != "ok" && len(msgs) < 5 {
-			msgs = append(msgs, m)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return classify(err)
-	}
-	if len(msgs) > 0 {
-		return fmt.Errorf("%w: %s", ErrCorrupt, strings.Join(msgs, "; "))
 	}
 	return nil
 }

@@ -167,8 +167,7 @@ func exportHash(t testing.TB, d *DB) string {
 
 // TestLegacyReadOnly: a database of schema 4, written by the code of
 // 63e2c95, opened read-only reads its young runs in the folder where they
-// are, with exactly the stats and export that code gave, passes its
-// integrity check, and
+// are, with exactly the stats and export that code gave, checks clean, and
 // no file of its directory is created or changed (a read-only directory
 // is tested when not running as root).
 func TestLegacyReadOnly(t *testing.T) {
@@ -195,8 +194,8 @@ func TestLegacyReadOnly(t *testing.T) {
 		t.Fatalf("export hash %s, want %s", h, fixtureExport)
 	}
 	fixtureRef().check(t, ro)
-	if err := ro.IntegrityCheck(ctx); err != nil {
-		t.Fatal(err)
+	if res, err := ro.Check(ctx, CheckConfig{}); err != nil || len(res.Problems) != 0 || res.YoungRuns != 4 || res.Games != 260 || res.Sources != 8 {
+		t.Fatalf("check: %+v, %v", res, err)
 	}
 	mustClose(t, ro)
 	if dirHash(t, dir) != before {
@@ -264,8 +263,8 @@ func TestLegacyMigrates(t *testing.T) {
 	}
 	ref := fixtureRef()
 	ref.check(t, d)
-	if err := d.IntegrityCheck(ctx); err != nil {
-		t.Fatal(err)
+	if res, err := d.Check(ctx, CheckConfig{}); err != nil || len(res.Problems) != 0 || res.YoungRuns != 4 {
+		t.Fatalf("check: %+v, %v", res, err)
 	}
 	mustClose(t, d)
 
@@ -282,8 +281,8 @@ func TestLegacyMigrates(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref.check(t, c)
-	if err := c.IntegrityCheck(ctx); err != nil {
-		t.Fatal(err)
+	if res, err := c.Check(ctx, CheckConfig{}); err != nil || len(res.Problems) != 0 || res.YoungRuns != 0 {
+		t.Fatalf("check after pruning everything: %+v, %v", res, err)
 	}
 }
 
