@@ -615,9 +615,6 @@ func (j *job) measureDisk(ctx context.Context) {
 	if t, err := j.db.Totals(ctx); err == nil {
 		n += t.Bytes
 	}
-	if !store.IsURL(j.cfg.DB) {
-		n += dirBytes(j.cfg.DB + ".young")
-	}
 	j.st.dbBytes.Store(n)
 	peak(&j.st.peakDB, n)
 }
@@ -823,15 +820,4 @@ func fileSize(path string) int64 {
 		return fi.Size()
 	}
 	return 0
-}
-
-func dirBytes(dir string) int64 {
-	var n int64
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if fi, err := e.Info(); err == nil {
-			n += fi.Size()
-		}
-	}
-	return n
 }

@@ -79,14 +79,15 @@ func migrationNames() []string {
 	return names
 }
 
-// DB is an open Ocvist statistics database: a SQLite file with its young
-// runs beside it. Its methods are safe for concurrent use by several
+// DB is an open Ocvist statistics database: one SQLite file, its young
+// runs included. Its methods are safe for concurrent use by several
 // goroutines; they run one at a time.
 type DB struct {
 	mu       sync.Mutex
 	db       *sql.DB
 	path     string // absolute
-	youngDir string // directory of the young runs
+	youngDir string // the young folder of a legacy database (schema 4)
+	schema   int    // the file's schema (a reader's may be legacySchema)
 	cfg      Config
 	id       string
 	readOnly bool
@@ -141,7 +142,8 @@ func OpenExisting(path string) (*DB, error) {
 // OpenReadOnly opens an existing Ocvist database read-only (stats, export,
 // fit, merging from it): it never writes or creates a file, so it works in
 // a read-only directory and beside a running job, and its write methods
-// return ErrReadOnly. The schema must be exactly SchemaVersion.
+// return ErrReadOnly. The schema must be SchemaVersion, or schema 4 (young
+// runs in a folder beside the file), which it reads as it is.
 func OpenReadOnly(path string) (*DB, error) {
 	return open(path, nil, modeReadOnly)
 }
@@ -203,8 +205,9 @@ func inspectRecovering(abs string, mode openMode, want *Config) error {
 }
 
 // connect opens d's SQL connection and brings the file to the current
-// schema: created (create) or migrated from h's schema, and a writer's
-// young directory cleaned. It closes the connection on error.
+// schema: created (create) or migrated from h's schema; a writer removes
+// what is left of a legacy young folder. It closes the connection on
+// error.
 func (d *DB) connect(create bool, h header, want *Config) error {
 	var err error
 	d.db, err = sql.Open(driverName, dsn(d.path, d.readOnly))
@@ -221,16 +224,16 @@ func (d *DB) connect(create bool, h header, want *Config) error {
 	case create:
 		h, err = initialize(ctx, d.db, *want)
 	case !d.readOnly && h.schema < SchemaVersion:
-		err = migrateExisting(ctx, d.db, h.schema)
+		err = migrateExisting(ctx, d.db, h.schema, d.youngDir)
 		h.schema = SchemaVersion
-	}
-	if err == nil && !d.readOnly {
-		err = d.cleanYoung(ctx)
 	}
 	if err != nil {
 		return errors.Join(err, d.db.Close())
 	}
-	d.cfg, d.id = h.cfg, h.id
+	if !d.readOnly {
+		removeLegacyDir(d.youngDir)
+	}
+	d.cfg, d.id, d.schema = h.cfg, h.id, h.schema
 	return nil
 }
 
@@ -268,7 +271,7 @@ func inspect(abs string, mode openMode, want *Config) (create bool, h header, er
 			return false, h, err
 		}
 	}
-	if h.schema > SchemaVersion || mode == modeReadOnly && h.schema != SchemaVersion {
+	if h.schema > SchemaVersion || mode == modeReadOnly && h.schema < legacySchema {
 		return false, h, fmt.Errorf("%w: file has schema %d, this program %d", ErrSchemaVersion, h.schema, SchemaVersion)
 	}
 	return false, h, nil
@@ -435,7 +438,7 @@ func initialize(ctx context.Context, db *sql.DB, cfg Config) (header, error) {
 		return h, err
 	}
 	defer tx.Rollback()
-	if err := migrate(ctx, tx, 0); err != nil {
+	if err := migrate(ctx, tx, 0, ""); err != nil {
 		return h, err
 	}
 	// A constant, not user input: PRAGMA takes no parameters.
@@ -460,14 +463,14 @@ func initialize(ctx context.Context, db *sql.DB, cfg Config) (header, error) {
 }
 
 // migrateExisting applies the migrations after version from in one
-// transaction.
-func migrateExisting(ctx context.Context, db *sql.DB, from int) error {
+// transaction; youngDir is the legacy young folder (migration 5).
+func migrateExisting(ctx context.Context, db *sql.DB, from int, youngDir string) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if err := migrate(ctx, tx, from); err != nil {
+	if err := migrate(ctx, tx, from, youngDir); err != nil {
 		return err
 	}
 	if err := touch(ctx, tx); err != nil {
@@ -476,9 +479,16 @@ func migrateExisting(ctx context.Context, db *sql.DB, from int) error {
 	return tx.Commit()
 }
 
+// migrationCode is the Go code of a migration, run after its SQL in the
+// same transaction: migration 5 imports the young folder (importYoungDir).
+var migrationCode = map[int]func(ctx context.Context, tx *sql.Tx, youngDir string) error{
+	5: importYoungDir,
+}
+
 // migrate applies the embedded migrations after version from, recording each
-// in schema_migrations and the result in meta.schema_version.
-func migrate(ctx context.Context, tx *sql.Tx, from int) error {
+// in schema_migrations and the result in meta.schema_version. youngDir is
+// the folder of a legacy database's young runs ("" for a new database).
+func migrate(ctx context.Context, tx *sql.Tx, from int, youngDir string) error {
 	const ledger = `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`
 	if _, err := tx.ExecContext(ctx, ledger); err != nil {
@@ -492,6 +502,11 @@ func migrate(ctx context.Context, tx *sql.Tx, from int) error {
 		}
 		if _, err := tx.ExecContext(ctx, string(src)); err != nil {
 			return fmt.Errorf("migration %s: %w", names[v-1], err)
+		}
+		if code := migrationCode[v]; code != nil && youngDir != "" {
+			if err := code(ctx, tx, youngDir); err != nil {
+				return fmt.Errorf("migration %s: %w", names[v-1], err)
+			}
 		}
 		const rec = "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)"
 		if _, err := tx.ExecContext(ctx, rec, v, names[v-1], now()); err != nil {

@@ -27,17 +27,19 @@
 //     byte a stone), a footer with the totals, a CRC-32C and a trailer.
 //     The format is versioned and has record types reserved for training
 //     samples (issue 12); see run.go.
-//   - [DB.Merge] reads a sealed run once (checksum, order, counts), links
-//     it into the database's young directory and records it in young_runs,
-//     the totals and the ledger in one transaction: its cost is the
-//     shard's, not the database's. While reading it, it updates the
-//     writer's index (a sorted array of position ids, updated by a merge
-//     join): a position seen in prune_min games is promoted.
+//   - [DB.Merge] reads a sealed run once (checksum, order, counts) and, as
+//     it reads it, copies its bytes into the database as a young run (in
+//     young_data, 256 KiB chunks), and records it in young_runs, the
+//     totals and the ledger, in one transaction: its cost is the shard's,
+//     not the database's. While reading it, it updates the writer's index
+//     (a sorted array of position ids, updated by a merge join): a
+//     position seen in prune_min games is promoted.
 //   - [DB.Prune] expires the young runs merged at least Age games ago (in
 //     the database's game count), in batches: one k-way merge of them moves
 //     the rows of promoted positions into the SQLite moves table (one
 //     upsert per position and batch) and drops the others, keeping their
-//     blacklisted moves by position id in the blacklist table. What is
+//     blacklisted moves by position id in the blacklist table; the expired
+//     runs' rows and bytes are deleted in the same transaction. What is
 //     dropped depends only on ages and counts, never on when Prune ran.
 //   - Readers ([DB.Stats], [DB.Export], [DB.ScanMoves], [DB.Blacklist],
 //     [DB.Conclude]) see the whole database: a k-way merge of the moves
@@ -51,10 +53,39 @@
 // BenchmarkPlay) costs about 4% of its self-play in the CPU profile; a
 // young position takes about 50 bytes on disk, so the young runs hold
 // about 2 KB per game of the last Age games (100 MB at the default Age of
-// 50,000 games) plus up to eight shards awaiting a batched expiry; the
-// writer's index takes 16 bytes a position (twice while it is updated);
+// 50,000 games) plus up to eight shards awaiting a batched expiry (the
+// file keeps its largest size: the pages of expired runs are reused by
+// the next merges, and [DB.Vacuum] returns them); the writer's index takes
+// 16 bytes a position (twice while it is updated);
 // the blacklist grows by about one move per decisive game: 16 bytes a move
 // in a worker's memory, about 20 on disk, so 16–20 MB per million games.
+// Storing young runs in the file instead of beside it (schema 5) costs a
+// merge the writing of the shard's bytes: BenchmarkMerge's 5,000-game
+// shard (5 MB) took 35 ms instead of 18 (medians of 4 interleaved runs),
+// about 3.5 µs a game; BenchmarkPrune 145 ms instead of 126; a reader
+// takes about 0.6 ms more per MB of young run (BenchmarkYoungRead: 7.9
+// against 5.0 ms for a 5 MB run read from a file).
+//
+// # One file
+//
+// A database is its one SQLite file: the young runs are inside it, so a
+// copy of the file (cp a.db b.db) is the whole database, once no job is
+// writing it (a writer's transaction is in the file and its -journal until
+// it commits; after a crash, the next open rolls the journal back). Beside
+// it are only DB.lock, the writer lock, which holds no data, and the
+// shards a killed job left in DB.shards/ for its next run to merge (not
+// yet part of the database). A database of schema 4 (young runs in a folder
+// DB.young/ beside the file) is migrated when it is opened for writing:
+// migration 5 copies the folder's runs into the file, in its transaction,
+// and then removes the folder; a read-only open reads them in the folder.
+//
+// [DB.Check] verifies a database without changing it: SQLite's integrity
+// check, every young run read through against its row, the runs' game
+// ranges, the totals and the ledger. A reader that meets a young run it
+// cannot read returns a [DamageError]; [DB.Repair] takes such runs out as
+// if they had never been merged (their games off the totals, their
+// sources out of the ledger, so that they can be merged again) and says
+// what it dropped.
 //
 // # Use
 //
@@ -79,25 +110,26 @@
 // ([ErrNotOcvist]), a run file where a database is wanted ([ErrShard]), one
 // of another rule ([ErrRuleMismatch]), key version ([ErrKeyVersion]),
 // board size ([ErrBoardSize]) or a newer schema or run format
-// ([ErrSchemaVersion]); a damaged file gives [ErrCorrupt]. [Open] migrates
-// an older schema in place; a merge source must be of this schema.
+// ([ErrSchemaVersion]); a damaged file gives [ErrCorrupt], a damaged young
+// run a [DamageError] (which wraps ErrCorrupt). [Open] migrates an older
+// schema in place; a merge source must be of this schema or of schema 4.
 //
 // # Contract
 //
 // The package never prints, exits or starts goroutines. Every public operation
-// is one transaction: it happens entirely or not at all (a young run
-// written for it is removed, or removed at the next open, if it fails). A
+// is one transaction: it happens entirely or not at all (a young run's
+// bytes are written in the transaction that records it). A
 // [DB] is safe for use by several goroutines of one process; its methods
 // run one at a time. Errors start with "store: ", name the operation and
 // the object, and wrap a sentinel where the condition is expected (test
 // with errors.Is).
 //
-// # Schema (version 3; migrations embedded from migrations/*.sql)
+// # Schema (version 5; migrations embedded from migrations/*.sql)
 //
 // SQLite with a rollback journal (writes are few and large; a database
 // without a WAL can be read from a read-only directory) and PRAGMA
 // application_id 0x4F435653 ("OCVS"). Beside the file DB: DB.lock (the
-// writer lock) and DB.young/ (the young runs).
+// writer lock).
 //
 //	schema_migrations(version INTEGER PRIMARY KEY, name TEXT, applied_at TEXT)
 //	    one row per applied migration.
@@ -113,9 +145,14 @@
 //	    promoted positions' rows (pid = PositionID(key)), as far as their
 //	    young runs have expired; blacklisted is sticky.
 //	young_runs(name TEXT PRIMARY KEY, born INTEGER, games, positions, rows,
-//	           bytes) WITHOUT ROWID
-//	    the run files of DB.young/ that belong to the database; born is the
-//	    game count after the merge that added the run.
+//	           bytes, source TEXT, black_wins, white_wins, draws) WITHOUT ROWID
+//	    the young runs; born is the game count after the merge that added
+//	    the run, source its source's id in the ledger, the results those
+//	    of its games (NULL: unknown, for a run cut short before migration
+//	    5 read them).
+//	young_data(run TEXT, off INTEGER, data BLOB, PRIMARY KEY(run, off))
+//	    the young runs' bytes (run files, see run.go), in chunks of up to
+//	    256 KiB at offset off.
 //	blacklist(pid INTEGER, mx INTEGER, my INTEGER,
 //	          PRIMARY KEY(pid, mx, my)) WITHOUT ROWID
 //	    blacklisted moves of dropped positions.

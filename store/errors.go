@@ -1,6 +1,10 @@
 package store
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+)
 
 // Sentinel errors for expected conditions. Errors returned by this package wrap
 // them with the operation and the object; test with errors.Is.
@@ -49,3 +53,35 @@ var (
 	// role (ModelStore).
 	ErrNoModel = errors.New("no such model")
 )
+
+// DamageError reports a part of a database that cannot be read: a young
+// run cut short, corrupt or missing. It wraps ErrCorrupt (and the cause).
+// [DB.Check] lists such damage and [DB.Repair] drops it.
+type DamageError struct {
+	Path string // the database's file
+	Run  string // the young run
+	Err  error  // "young run NAME: …", wrapping ErrCorrupt
+}
+
+func (e *DamageError) Error() string { return e.Err.Error() }
+func (e *DamageError) Unwrap() error { return e.Err }
+
+// damaged returns err, met reading the young run name of the database at
+// path, as a DamageError when it says the run is damaged (not for a
+// cancelled context or a failing disk, say); nil stays nil.
+func damaged(path, name string, err error) error {
+	var de *DamageError
+	switch {
+	case err == nil || errors.As(err, &de):
+		return err
+	case errors.Is(err, ErrCorrupt):
+		err = fmt.Errorf("young run %s: %w", name, err)
+	case errors.Is(err, ErrUnpublished):
+		err = fmt.Errorf("young run %s: %w: cut short (no seal at its end)", name, ErrCorrupt)
+	case errors.Is(err, ErrNotOcvist), errors.Is(err, ErrSchemaVersion), errors.Is(err, fs.ErrNotExist):
+		err = fmt.Errorf("young run %s: %w: %w", name, ErrCorrupt, err)
+	default:
+		return err
+	}
+	return &DamageError{Path: path, Run: name, Err: err}
+}

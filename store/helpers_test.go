@@ -126,6 +126,16 @@ func (r *reference) row(km KeyMove) *MoveStat {
 // check compares d with r row by row, both ways, and the totals.
 func (r *reference) check(t *testing.T, d *DB) {
 	t.Helper()
+	s := r.checkRows(t, d)
+	if s.BlackWins != r.black || s.WhiteWins != r.white || s.Draws != r.draws {
+		t.Fatalf("stats %+v, want results %d/%d/%d", s, r.black, r.white, r.draws)
+	}
+}
+
+// checkRows is check without the totals' results: rows both ways, games,
+// positions and moves. It returns d's stats.
+func (r *reference) checkRows(t *testing.T, d *DB) Stats {
+	t.Helper()
 	ctx := context.Background()
 	positions := map[string]int64{}
 	for km, m := range r.moves {
@@ -155,11 +165,10 @@ func (r *reference) check(t *testing.T, d *DB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Games != r.games || s.BlackWins != r.black || s.WhiteWins != r.white || s.Draws != r.draws ||
-		s.Positions != int64(len(positions)) || s.Moves != int64(len(r.moves)) {
-		t.Fatalf("stats %+v, want games %d (%d/%d/%d), positions %d, moves %d",
-			s, r.games, r.black, r.white, r.draws, len(positions), len(r.moves))
+	if s.Games != r.games || s.Positions != int64(len(positions)) || s.Moves != int64(len(r.moves)) {
+		t.Fatalf("stats %+v, want games %d, positions %d, moves %d", s, r.games, len(positions), len(r.moves))
 	}
+	return s
 }
 
 func mustBatch(t testing.TB, games []Game) *Batch {
@@ -248,6 +257,28 @@ func rawExec(t testing.TB, path string, stmts ...string) {
 			t.Fatal(err)
 		}
 	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mustExec runs one statement on db.
+func mustExec(t *testing.T, db *sql.DB, q string, args ...any) {
+	t.Helper()
+	if _, err := db.Exec(q, args...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// withRaw runs fn on a plain connection to the SQLite file at path (to
+// damage or alter a closed database).
+func withRaw(t *testing.T, path string, fn func(*sql.DB)) {
+	t.Helper()
+	db, err := sql.Open(driverName, "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn(db)
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}

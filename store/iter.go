@@ -13,18 +13,23 @@ type source interface {
 	next() (*position, error)
 }
 
-// runSource reads a run; positions without a born count get born.
+// runSource reads a run; positions without a born count get born. The
+// run is a young run of the database db, whose damage is a DamageError.
 type runSource struct {
 	r    *runReader
 	born int64
+	db   string
 }
 
 func (s *runSource) next() (*position, error) {
 	p, err := s.r.next()
+	if err != nil {
+		return nil, damaged(s.db, s.r.path, err)
+	}
 	if p != nil && p.born == 0 {
 		p.born = s.born
 	}
-	return p, err
+	return p, nil
 }
 
 // matureSource reads the moves table (the promoted positions) in primary

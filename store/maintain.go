@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -167,16 +165,17 @@ func dueRuns(ctx context.Context, tx *sql.Tx, c PruneConfig) (runs, expired []yo
 	return runs, expired, nil
 }
 
-// commitPrune expires the runs, records c.MinGames and commits tx; only
-// then do the index and the threshold change and the runs' files go.
+// commitPrune expires the runs (their rows and bytes go), records
+// c.MinGames and commits tx; only then do the index and the threshold
+// change.
 func (d *DB) commitPrune(ctx context.Context, tx *sql.Tx, c PruneConfig, expired []youngRun, res *PruneResult) error {
 	up := newUpserter(ctx, tx)
-	next, err := d.expire(ctx, expired, c.MinGames, up, res)
+	next, err := d.expire(ctx, tx, expired, c.MinGames, up, res)
 	if err != nil {
 		return err
 	}
 	for _, r := range expired {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM young_runs WHERE name = ?", r.name); err != nil {
+		if err := deleteYoung(ctx, tx, r.name); err != nil {
 			return err
 		}
 	}
@@ -195,17 +194,22 @@ func (d *DB) commitPrune(ctx context.Context, tx *sql.Tx, c PruneConfig, expired
 	d.spare = d.idx.s
 	*d.idx = next
 	d.minGames = c.MinGames
-	for _, r := range expired {
-		os.Remove(filepath.Join(d.youngDir, r.name)) // a leftover is removed at the next open
-	}
 	return nil
+}
+
+// deleteYoung deletes the young run name: its row and its bytes.
+func deleteYoung(ctx context.Context, q querier, name string) error {
+	if _, err := q.ExecContext(ctx, "DELETE FROM young_runs WHERE name = ?", name); err != nil {
+		return err
+	}
+	_, err := q.ExecContext(ctx, youngDataDelete, name)
+	return err
 }
 
 // expire reads the expired young runs together (a k-way merge) and settles
 // each position (see settle). It returns the updated index.
-func (d *DB) expire(ctx context.Context, runs []youngRun, minGames int64, up *upserter, res *PruneResult) (idIndex, error) {
-	m, done, err := d.mergeRuns(runs)
-	defer done()
+func (d *DB) expire(ctx context.Context, tx *sql.Tx, runs []youngRun, minGames int64, up *upserter, res *PruneResult) (idIndex, error) {
+	m, err := d.mergeRuns(ctx, tx, runs)
 	if err != nil {
 		return idIndex{}, err
 	}
@@ -230,26 +234,17 @@ func (d *DB) expire(ctx context.Context, runs []youngRun, minGames int64, up *up
 	}
 }
 
-// mergeRuns opens the young runs for one k-way merge. done closes those
-// opened, also on error.
-func (d *DB) mergeRuns(runs []youngRun) (m *merger, done func(), err error) {
-	var rs []*runReader
-	done = func() {
-		for _, r := range rs {
-			r.close()
-		}
-	}
+// mergeRuns opens the young runs for one k-way merge, in tx.
+func (d *DB) mergeRuns(ctx context.Context, tx *sql.Tx, runs []youngRun) (*merger, error) {
 	var srcs []source
 	for _, run := range runs {
-		r, err := openRun(filepath.Join(d.youngDir, run.name))
+		r, err := openYoung(ctx, tx, d.path, run)
 		if err != nil {
-			return nil, done, fmt.Errorf("young run %s: %w", run.name, err)
+			return nil, err
 		}
-		rs = append(rs, r)
-		srcs = append(srcs, &runSource{r: r})
+		srcs = append(srcs, &runSource{r: r, db: d.path})
 	}
-	m, err = newMerger(srcs, -1)
-	return m, done, err
+	return newMerger(srcs, -1)
 }
 
 // settle decides one position of the expired runs. Rows of a promoted
@@ -528,69 +523,19 @@ func (d *DB) Vacuum(ctx context.Context) error {
 	return d.Checkpoint(ctx)
 }
 
-// IntegrityCheck runs PRAGMA integrity_check and reads every young run
-// through (order, counts, checksum); it returns an error wrapping
-// ErrCorrupt unless all is well.
+// IntegrityCheck runs Check and returns an error wrapping ErrCorrupt,
+// with the first problems, unless it found none.
 func (d *DB) IntegrityCheck(ctx context.Context) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	err := checkRows(ctx, d.db, "PRAGMA integrity_check")
-	if err == nil {
-		err = d.checkYoung(ctx)
+	res, err := d.Check(ctx, CheckConfig{})
+	if err == nil && len(res.Problems) > 0 {
+		var msgs []string
+		for _, p := range res.Problems[:min(len(res.Problems), 5)] {
+			msgs = append(msgs, p.Text)
+		}
+		err = fmt.Errorf("%w: %s", ErrCorrupt, strings.Join(msgs, "; "))
 	}
 	if err != nil {
 		return fmt.Errorf("store: integrity check %q: %w", d.path, err)
-	}
-	return nil
-}
-
-func (d *DB) checkYoung(ctx context.Context) error {
-	s, err := d.snapshot(ctx)
-	if err != nil {
-		return err
-	}
-	defer s.close()
-	for i, f := range s.files {
-		r, err := newRunReader(f, f.Name())
-		if err != nil {
-			return fmt.Errorf("young run %s: %w", s.runs[i].name, err)
-		}
-		for {
-			p, err := r.next()
-			if err != nil {
-				return fmt.Errorf("young run %s: %w", s.runs[i].name, err)
-			}
-			if p == nil {
-				break
-			}
-		}
-	}
-	return nil
-}
-
-// checkRows runs an integrity pragma and turns anything but "ok" into
-// ErrCorrupt with the first messages.
-func checkRows(ctx context.Context, q querier, pragma string) error {
-	rows, err := q.QueryContext(ctx, pragma)
-	if err != nil {
-		return classify(err)
-	}
-	defer rows.Close()
-	var msgs []string
-	for rows.Next() {
-		var m string
-		if err := rows.Scan(&m); err != nil {
-			return classify(err)
-		}
-		if m != "ok" && len(msgs) < 5 {
-			msgs = append(msgs, m)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return classify(err)
-	}
-	if len(msgs) > 0 {
-		return fmt.Errorf("%w: %s", ErrCorrupt, strings.Join(msgs, "; "))
 	}
 	return nil
 }

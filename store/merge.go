@@ -22,13 +22,15 @@ type MergeResult struct {
 
 // Merge adds the games of a sealed source to the database, exactly once:
 // a sealed run file (a worker's shard or a sealed export) or another Ocvist
-// database that no process is writing. It reads the source once, in order,
-// and routes each position: one already in the moves table, or reaching
-// the prune threshold (meta prune_min, set by Prune) with the games the
-// young runs hold, goes to the moves table; the others, nearly all of them,
-// are written out as one new young run, sequentially. So a merge costs the
-// source plus the few promoted rows, not the database. The run, its entry
-// in young_runs, the rows, the totals and the ledger are one transaction.
+// database that no process is writing. The source becomes one new young
+// run, its bytes stored in the database: a run file as it is, copied as it
+// is read once (checksum, order, counts), a database as a sealed export of
+// its state, written and then read once. Reading it updates the writer's
+// index, where a position that reaches the prune threshold (meta
+// prune_min, set by Prune) with the games the young runs hold is marked
+// promoted. So a merge costs the source, not the database. The run's bytes
+// and its entry in young_runs, the totals and the ledger are one
+// transaction.
 //
 // The ledger keeps every merged source's id and seal (a run's checksum and
 // size, a database's state id) and the shards it contained. Merging the same
@@ -81,8 +83,8 @@ func (d *DB) merge(ctx context.Context, path string) (MergeResult, error) {
 	return d.mergeDB(ctx, abs)
 }
 
-// mergeRun merges a sealed run file: it is linked (or copied) into the
-// young directory as it is.
+// mergeRun merges a sealed run file: it is copied into the database as it
+// is, as the merge reads it.
 func (d *DB) mergeRun(ctx context.Context, abs string) (MergeResult, error) {
 	r, err := openRun(abs)
 	if err != nil {
@@ -96,12 +98,70 @@ func (d *DB) mergeRun(ctx context.Context, abs string) (MergeResult, error) {
 	if err := compatible(d.cfg, header{cfg: h.cfg}); err != nil {
 		return MergeResult{}, err
 	}
-	ms := mergeSource{id: h.id, path: abs, place: func(dst string) error { return linkOrCopy(abs, dst) }}
+	ms := mergeSource{id: h.id, path: abs, open: func(ctx context.Context, tx *sql.Tx, name string) (*runReader, func() error, error) {
+		return openCopying(abs, newYoungWriter(ctx, tx, name))
+	}}
 	ms.verify = func() (string, error) {
 		_, _, _, seal, err := verifyRun(abs)
 		return seal, err
 	}
 	return d.commitMerge(ctx, ms)
+}
+
+// openCopying opens the run file at path for reading, copying the bytes it
+// reads to w as they are read and checked: finish, called once the run
+// has been read through, writes the rest (the seal's trailer, checked at
+// the start) and flushes w. The copy is then exactly the bytes the
+// reader checked.
+func openCopying(path string, w *youngWriter) (*runReader, func() error, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	t := &teeAt{src: f, w: w}
+	r, err := newRunReader(t, fi.Size(), path)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	r.closer = f
+	finish := func() error {
+		if t.err == nil {
+			_, t.err = w.Write([]byte(runTrailer))
+		}
+		if t.err == nil && t.next+int64(len(runTrailer)) != fi.Size() {
+			t.err = fmt.Errorf("copied %d of the run's %d bytes", t.next+int64(len(runTrailer)), fi.Size())
+		}
+		if t.err != nil {
+			return t.err
+		}
+		return w.flush()
+	}
+	return r, finish, nil
+}
+
+// teeAt passes reads through to src and writes the bytes read to w once
+// each, in order: a run reader reads a run sequentially, after peeks at
+// its start and end.
+type teeAt struct {
+	src  io.ReaderAt
+	w    io.Writer
+	next int64 // bytes written to w
+	err  error // of w
+}
+
+func (t *teeAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := t.src.ReadAt(p, off)
+	if end := off + int64(n); t.err == nil && off <= t.next && end > t.next {
+		_, t.err = t.w.Write(p[t.next-off : n])
+		t.next = end
+	}
+	return n, err
 }
 
 // mergeDB merges another database, read-only, in its current state: a
@@ -130,9 +190,20 @@ func (d *DB) mergeDB(ctx context.Context, abs string) (MergeResult, error) {
 	}
 	defer st.snap.close()
 	seal := "state " + st.state
-	ms := mergeSource{id: h.id, path: abs, seal: seal, place: func(dst string) error {
-		_, err := src.writeExport(ctx, dst, st)
-		return err
+	ms := mergeSource{id: h.id, path: abs, seal: seal, open: func(ctx context.Context, tx *sql.Tx, name string) (*runReader, func() error, error) {
+		w, err := youngWriterRun(ctx, tx, name, src.exportHeader(st))
+		if err == nil {
+			err = src.writeExport(ctx, w, st)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		data, err := openYoungData(ctx, tx, name, -1)
+		if err != nil {
+			return nil, nil, err
+		}
+		r, err := newRunReader(data, data.size(), abs)
+		return r, func() error { return nil }, err
 	}}
 	return d.commitMerge(ctx, ms)
 }
@@ -143,8 +214,10 @@ type mergeSource struct {
 	// seal is known before reading for a database; for a run it is its
 	// checksum, read with the run.
 	seal string
-	// place writes or links the source as a sealed run at dst.
-	place func(dst string) error
+	// open starts the young run name, in tx, from the source and returns
+	// a reader of its bytes; once that has been read through, finish
+	// completes the run.
+	open func(ctx context.Context, tx *sql.Tx, name string) (r *runReader, finish func() error, err error)
 	// verify reads a run through for its seal (a run already in the ledger).
 	verify func() (string, error)
 }
@@ -152,12 +225,12 @@ type mergeSource struct {
 const (
 	ledgerSeal = "SELECT seal FROM merged_shards WHERE shard_id = ?"
 	ledgerAdd  = "INSERT INTO merged_shards (shard_id, path, games, merged_at, via, seal) VALUES (?, ?, ?, ?, ?, ?)"
-	youngAdd   = "INSERT INTO young_runs (name, born, games, positions, rows, bytes) VALUES (?, ?, ?, ?, ?, ?)"
+	youngAdd   = "INSERT INTO young_runs (name, born, games, positions, rows, bytes, source, black_wins, white_wins, draws) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 	totalsAdd  = "UPDATE totals SET games = games + ?, black_wins = black_wins + ?, white_wins = white_wins + ?, draws = draws + ? WHERE id = 1"
 )
 
-// commitMerge checks the ledger, places the source as a young run and
-// adds it, in one transaction. A run placed and not committed is removed.
+// commitMerge checks the ledger, copies the source as a young run and
+// adds it, in one transaction.
 func (d *DB) commitMerge(ctx context.Context, ms mergeSource) (MergeResult, error) {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -170,21 +243,13 @@ func (d *DB) commitMerge(ctx context.Context, ms mergeSource) (MergeResult, erro
 	case again:
 		return MergeResult{ShardID: ms.id, AlreadyMerged: true}, nil
 	}
-	if err := os.MkdirAll(d.youngDir, 0o755); err != nil {
-		return MergeResult{ShardID: ms.id}, err
-	}
 	name := youngName("young", newID())
-	dst := filepath.Join(d.youngDir, name)
-	if err := ms.place(dst); err != nil {
-		os.Remove(dst)
-		return MergeResult{ShardID: ms.id}, err
-	}
-	res, err := d.addYoung(ctx, tx, ms, dst)
+	r, finish, err := ms.open(ctx, tx, name)
 	if err != nil {
-		os.Remove(dst)
 		return MergeResult{ShardID: ms.id}, err
 	}
-	return res, nil
+	defer r.close()
+	return d.addYoung(ctx, tx, ms, name, r, finish)
 }
 
 // mergedBefore reports whether the source is in the ledger with the seal
@@ -213,19 +278,18 @@ func mergedBefore(ctx context.Context, tx *sql.Tx, ms mergeSource) (bool, error)
 		ErrOverlap, ms.id, seal, mine)
 }
 
-// addYoung reads the young run just placed at dst through once
-// (checksum, order, counts) into the next index, records the merge and
-// commits tx; only then does the index change.
-func (d *DB) addYoung(ctx context.Context, tx *sql.Tx, ms mergeSource, dst string) (MergeResult, error) {
+// addYoung reads the young run name through with r once (checksum,
+// order, counts) into the next index, completes it (finish), records the
+// merge and commits tx; only then does the index change. What it finds
+// wrong is the source's fault, not damage of the database.
+func (d *DB) addYoung(ctx context.Context, tx *sql.Tx, ms mergeSource, name string, r *runReader, finish func() error) (MergeResult, error) {
 	res := MergeResult{ShardID: ms.id}
-	r, err := openRun(dst)
-	if err != nil {
-		return res, err
-	}
-	defer r.close()
 	r.skipKeys = true // the checksum covers them; counting needs ids only
 	next, nPromoted, err := d.count(ctx, d.idx, d.spare, r)
 	if err != nil {
+		return res, err
+	}
+	if err := finish(); err != nil {
 		return res, err
 	}
 	if ms.seal == "" {
@@ -234,7 +298,7 @@ func (d *DB) addYoung(ctx context.Context, tx *sql.Tx, ms mergeSource, dst strin
 	if err := notContained(ctx, tx, r.ledger); err != nil {
 		return res, err
 	}
-	if err := recordYoung(ctx, tx, ms, filepath.Base(dst), r); err != nil {
+	if err := recordYoung(ctx, tx, ms, name, r); err != nil {
 		return res, err
 	}
 	if err := tx.Commit(); err != nil {
@@ -262,10 +326,10 @@ func notContained(ctx context.Context, tx *sql.Tx, ledger []ledgerEntry) error {
 	return nil
 }
 
-// recordYoung writes what a merge adds besides the run file: the run in
-// young_runs (born at the game count it brings the database to), its
-// games in the totals, and the source with the shards it contains in the
-// ledger.
+// recordYoung writes what a merge adds besides the run's bytes: the run in
+// young_runs (born at the game count it brings the database to, with its
+// source and results), its games in the totals, and the source with the
+// shards it contains in the ledger.
 func recordYoung(ctx context.Context, tx *sql.Tx, ms mergeSource, name string, r *runReader) error {
 	var games int64
 	if err := tx.QueryRowContext(ctx, "SELECT games FROM totals WHERE id = 1").Scan(&games); err != nil {
@@ -276,7 +340,7 @@ func recordYoung(ctx context.Context, tx *sql.Tx, ms mergeSource, name string, r
 		q    string
 		args []any
 	}{
-		{youngAdd, []any{name, games + t.games, t.games, foot.positions, foot.rows, r.size}},
+		{youngAdd, []any{name, games + t.games, t.games, foot.positions, foot.rows, r.size, ms.id, t.black, t.white, t.draws}},
 		{totalsAdd, []any{t.games, t.black, t.white, t.draws}},
 		{ledgerAdd, []any{ms.id, ms.path, t.games, now(), "", ms.seal}},
 	}
@@ -292,38 +356,6 @@ func recordYoung(ctx context.Context, tx *sql.Tx, ms mergeSource, name string, r
 		}
 	}
 	return touch(ctx, tx)
-}
-
-// linkOrCopy makes dst a copy of the sealed run src: a hard link when both
-// are on one file system (free), a synced copy otherwise.
-func linkOrCopy(src, dst string) error {
-	if err := os.Link(src, dst); err == nil {
-		return nil
-	}
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	tmp := tempRunName(dst)
-	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(out, in)
-	if err == nil {
-		err = out.Sync()
-	}
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, dst)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
 }
 
 // dbState is a read-only database's sealed state: what merging it adds.
@@ -369,13 +401,14 @@ func (d *DB) sealedState(ctx context.Context) (*dbState, error) {
 	return st, nil
 }
 
-// writeExport writes st (a state of d) as a sealed export run at path.
-func (d *DB) writeExport(ctx context.Context, path string, st *dbState) (runFooter, error) {
-	w, err := createRun(path, runHeader{kind: kindExport, cfg: d.cfg, id: d.id, meta: map[string]string{"state": st.state}})
-	if err != nil {
-		return runFooter{}, err
-	}
-	err = func() error {
+// exportHeader is the header of a sealed export of st (a state of d).
+func (d *DB) exportHeader(st *dbState) runHeader {
+	return runHeader{kind: kindExport, cfg: d.cfg, id: d.id, meta: map[string]string{"state": st.state}}
+}
+
+// writeExport writes st (a state of d) as a sealed export run with w.
+func (d *DB) writeExport(ctx context.Context, w *runWriter, st *dbState) error {
+	err := func() error {
 		for _, e := range st.ledger {
 			if err := w.ledger(e); err != nil {
 				return err
@@ -393,11 +426,10 @@ func (d *DB) writeExport(ctx context.Context, path string, st *dbState) (runFoot
 	}()
 	if err != nil {
 		w.abort()
-		return runFooter{}, err
+		return err
 	}
-	foot := w.foot
 	_, _, err = w.seal(st.totals)
-	return foot, err
+	return err
 }
 
 // ExportRun writes the database's current state as a sealed export: a run
@@ -409,7 +441,10 @@ func (d *DB) ExportRun(ctx context.Context, path string) error {
 	defer d.mu.Unlock()
 	st, err := d.sealedState(ctx)
 	if err == nil {
-		_, err = d.writeExport(ctx, path, st)
+		var w *runWriter
+		if w, err = createRun(path, d.exportHeader(st)); err == nil {
+			err = d.writeExport(ctx, w, st)
+		}
 		st.snap.close()
 	}
 	if err != nil {

@@ -26,7 +26,7 @@ func (d *DB) Stats(ctx context.Context) (Stats, error) {
 }
 
 func (d *DB) stats(ctx context.Context) (Stats, error) {
-	s := Stats{Rule: d.cfg.Rule.String(), KeyVersion: d.cfg.KeyVersion, SchemaVersion: SchemaVersion, BoardSize: d.cfg.BoardSize}
+	s := Stats{Rule: d.cfg.Rule.String(), KeyVersion: d.cfg.KeyVersion, SchemaVersion: d.schema, BoardSize: d.cfg.BoardSize}
 	snap, err := d.snapshot(ctx)
 	if err != nil {
 		return s, err
@@ -47,8 +47,10 @@ func (d *DB) stats(ctx context.Context) (Stats, error) {
 		return s, err
 	}
 	s.FileBytes = fileBytes(d.path)
-	for _, r := range snap.runs {
-		s.FileBytes += r.bytes
+	if snap.legacy {
+		for _, r := range snap.runs {
+			s.FileBytes += r.bytes
+		}
 	}
 	return s, nil
 }
@@ -178,15 +180,15 @@ func (d *DB) blacklist(ctx context.Context) (Blacklist, error) {
 	if err := rows.Close(); err != nil {
 		return Blacklist{}, err
 	}
-	for i, f := range snap.files {
-		r, err := newRunReader(f, f.Name())
+	for i, run := range snap.runs {
+		r, err := snap.run(i)
 		if err != nil {
-			return Blacklist{}, fmt.Errorf("young run %s: %w", snap.runs[i].name, err)
+			return Blacklist{}, err
 		}
 		for {
 			p, err := r.next()
 			if err != nil {
-				return Blacklist{}, fmt.Errorf("young run %s: %w", snap.runs[i].name, err)
+				return Blacklist{}, damaged(d.path, run.name, err)
 			}
 			if p == nil {
 				break

@@ -190,17 +190,24 @@ type ledgerEntry struct {
 	games    int64
 }
 
-// runWriter writes a run under a temporary name and seals it.
+// runWriter writes a run to a sink and seals it.
 type runWriter struct {
-	f         *os.File
-	bw        *bufio.Writer
-	tmp, path string
-	crc       uint32
-	size      int64
-	buf       []byte
-	last      position // order check
-	started   bool
-	foot      runFooter
+	out     runSink
+	path    string // for messages
+	crc     uint32
+	size    int64
+	buf     []byte
+	last    position // order check
+	started bool
+	foot    runFooter
+}
+
+// runSink is where a run is written: a file (runFile) or a young run's
+// rows in a database's transaction (youngWriter).
+type runSink interface {
+	io.Writer
+	publish() error // after the trailer: make the run durable and visible
+	discard()       // drop an unfinished run
 }
 
 // tempRunName is the name a run has while it is written.
@@ -211,12 +218,57 @@ func tempRunName(final string) string {
 // createRun starts the run that Seal will publish as path; it never
 // overwrites an existing file.
 func createRun(path string, h runHeader) (*runWriter, error) {
-	w := &runWriter{tmp: tempRunName(path), path: path}
-	f, err := os.OpenFile(w.tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	tmp := tempRunName(path)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	w.f, w.bw = f, bufio.NewWriterSize(f, 1<<18)
+	return startRun(&runFile{f: f, bw: bufio.NewWriterSize(f, 1<<18), tmp: tmp, path: path}, path, h)
+}
+
+// runFile writes a run under a temporary name and publishes it by a link.
+type runFile struct {
+	f         *os.File // nil once closed
+	bw        *bufio.Writer
+	tmp, path string
+}
+
+func (r *runFile) Write(p []byte) (int, error) { return r.bw.Write(p) }
+
+// publish syncs the file and links it to its final name, which must not
+// exist.
+func (r *runFile) publish() error {
+	err := r.bw.Flush()
+	if err == nil {
+		err = r.f.Sync()
+	}
+	if cerr := r.f.Close(); err == nil {
+		err = cerr
+	}
+	r.f = nil
+	if err == nil {
+		// Link, not rename: it fails if the final name exists.
+		err = os.Link(r.tmp, r.path)
+	}
+	if err == nil {
+		err = syncFile(filepath.Dir(r.path))
+	}
+	os.Remove(r.tmp)
+	return err
+}
+
+// discard closes and removes the temporary file.
+func (r *runFile) discard() {
+	if r.f != nil {
+		r.f.Close()
+		r.f = nil
+	}
+	os.Remove(r.tmp)
+}
+
+// startRun writes the header of a run to out.
+func startRun(out runSink, path string, h runHeader) (*runWriter, error) {
+	w := &runWriter{out: out, path: path}
 	meta, err := json.Marshal(h.meta)
 	if err != nil {
 		w.abort()
@@ -241,7 +293,7 @@ func appendBytes(b, s []byte) []byte {
 func (w *runWriter) write(b []byte) error {
 	w.crc = crc32.Update(w.crc, castagnoli, b)
 	w.size += int64(len(b))
-	_, err := w.bw.Write(b)
+	_, err := w.out.Write(b)
 	return err
 }
 
@@ -283,9 +335,9 @@ func (w *runWriter) ledger(e ledgerEntry) error {
 	return w.write(b)
 }
 
-// seal writes the footer, the CRC and the trailer, syncs the file and
-// renames it to its final name (which must not exist). It returns the
-// run's seal and size. On error the temporary file is removed.
+// seal writes the footer, the CRC and the trailer and publishes the run
+// (a file: synced and renamed to its final name, which must not exist). It
+// returns the run's seal and size. On error the run is discarded.
 func (w *runWriter) seal(t totals) (string, int64, error) {
 	w.foot.totals = t
 	b := append(w.buf[:0], tagFooter)
@@ -296,28 +348,14 @@ func (w *runWriter) seal(t totals) (string, int64, error) {
 	if err == nil {
 		b = binary.LittleEndian.AppendUint32(b[:0], w.crc)
 		b = append(b, runTrailer...)
-		_, err = w.bw.Write(b)
+		_, err = w.out.Write(b)
 		w.size += int64(len(b))
 	}
 	if err == nil {
-		err = w.bw.Flush()
+		err = w.out.publish()
 	}
-	if err == nil {
-		err = w.f.Sync()
-	}
-	if cerr := w.f.Close(); err == nil {
-		err = cerr
-	}
-	w.f = nil
-	if err == nil {
-		// Link, not rename: it fails if the final name exists.
-		err = os.Link(w.tmp, w.path)
-	}
-	if err == nil {
-		err = syncFile(filepath.Dir(w.path))
-	}
-	w.abort()
 	if err != nil {
+		w.abort()
 		return "", 0, fmt.Errorf("seal run %s: %w", w.path, err)
 	}
 	return sealOf(w.crc, w.size), w.size, nil
@@ -325,20 +363,15 @@ func (w *runWriter) seal(t totals) (string, int64, error) {
 
 func sealOf(crc uint32, size int64) string { return fmt.Sprintf("%08x-%d", crc, size) }
 
-// abort closes and removes the temporary file.
-func (w *runWriter) abort() {
-	if w.f != nil {
-		w.f.Close()
-		w.f = nil
-	}
-	os.Remove(w.tmp)
-}
+// abort drops the unfinished run (a file: closed and removed).
+func (w *runWriter) abort() { w.out.discard() }
 
 // runReader reads a sealed run sequentially, checking order, counts and
-// CRC as it goes.
+// CRC as it goes, from a file or a young run's rows (any io.ReaderAt).
 type runReader struct {
-	f        *os.File
-	path     string
+	f        io.ReaderAt
+	closer   io.Closer // nil: nothing to close
+	path     string    // the file, or the young run's name, for messages
 	h        runHeader
 	size     int64 // file size
 	crcEnd   int64 // bytes covered by the CRC
@@ -379,32 +412,34 @@ func openRun(path string) (*runReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := newRunReader(f, path)
+	fi, err := f.Stat()
+	if err == nil && fi.IsDir() {
+		err = fmt.Errorf("%w: is a directory", ErrNotOcvist)
+	}
+	var r *runReader
+	if err == nil {
+		r, err = newRunReader(f, fi.Size(), path)
+	}
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
+	r.closer = f
 	return r, nil
 }
 
-func newRunReader(f *os.File, path string) (*runReader, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if fi.IsDir() {
-		return nil, fmt.Errorf("%w: is a directory", ErrNotOcvist)
-	}
-	r := &runReader{f: f, path: path, size: fi.Size(), buf: make([]byte, 1<<16)}
+// newRunReader reads the header of the size bytes of a run in src.
+func newRunReader(src io.ReaderAt, size int64, path string) (*runReader, error) {
+	r := &runReader{f: src, path: path, size: size, buf: make([]byte, 1<<16)}
 	var magic [len(runMagic)]byte
-	if n, _ := f.ReadAt(magic[:], 0); n < len(magic) || string(magic[:]) != runMagic {
+	if n, _ := src.ReadAt(magic[:], 0); n < len(magic) || string(magic[:]) != runMagic {
 		return nil, fmt.Errorf("%w: no run or database header", ErrNotOcvist)
 	}
 	var trailer [len(runTrailer)]byte
 	if r.size < int64(len(runMagic)+runSealSize) {
 		return nil, fmt.Errorf("%w: run file of %d bytes, not sealed", ErrUnpublished, r.size)
 	}
-	if _, err := f.ReadAt(trailer[:], r.size-int64(len(trailer))); err != nil {
+	if _, err := src.ReadAt(trailer[:], r.size-int64(len(trailer))); err != nil {
 		return nil, err
 	}
 	if string(trailer[:]) != runTrailer {
@@ -417,7 +452,13 @@ func newRunReader(f *os.File, path string) (*runReader, error) {
 	return r, nil
 }
 
-func (r *runReader) close() error { return r.f.Close() }
+// close closes the run's file, if it has one.
+func (r *runReader) close() error {
+	if r.closer == nil {
+		return nil
+	}
+	return r.closer.Close()
+}
 
 // fill makes at least n unread bytes available, fewer only at the end of
 // the CRC-covered part of the file.

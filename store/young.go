@@ -3,17 +3,15 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
 
-// youngRun is a row of young_runs: a run file in the young directory whose
-// positions belong to the database.
+// youngRun is a row of young_runs: a young run whose positions belong to
+// the database, its bytes in young_data (or, in a database of schema 4
+// read without migrating it, a file of the young folder).
 type youngRun struct {
 	name                   string
 	born                   int64
@@ -38,81 +36,100 @@ func listYoung(ctx context.Context, q querier) ([]youngRun, error) {
 	return out, rows.Err()
 }
 
-// cleanYoung removes files of the young directory that the database does
-// not list: runs of a merge or prune that crashed before its commit, or
-// whose commit failed. Only the writer calls it.
-func (d *DB) cleanYoung(ctx context.Context) error {
-	runs, err := listYoung(ctx, d.db)
+// openYoung opens a reader of the young run r of the database at path,
+// whose bytes are in young_data, in q's transaction. Damage (a run cut
+// short, corrupt or missing) is a DamageError.
+func openYoung(ctx context.Context, q querier, path string, r youngRun) (*runReader, error) {
+	data, err := openYoungData(ctx, q, r.name, r.bytes)
 	if err != nil {
-		return err
+		return nil, damaged(path, r.name, err)
 	}
-	entries, err := os.ReadDir(d.youngDir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
+	rd, err := newRunReader(data, r.bytes, r.name)
 	if err != nil {
-		return err
+		return nil, damaged(path, r.name, err)
 	}
-	listed := map[string]bool{}
-	for _, r := range runs {
-		listed[r.name] = true
-	}
-	for _, e := range entries {
-		if !listed[e.Name()] {
-			if err := os.Remove(filepath.Join(d.youngDir, e.Name())); err != nil {
-				return fmt.Errorf("remove stray young run: %w", err)
-			}
-		}
-	}
-	return nil
+	return rd, nil
 }
 
 // snapshot is a consistent view of a database for reading: a transaction
-// on the SQLite file and the young runs it lists, opened.
+// on the SQLite file, which holds the young runs' rows and bytes. A
+// database of schema 4 read without migrating it keeps its young runs in
+// the folder beside it (see legacy.go): the snapshot opens their files.
 type snapshot struct {
-	tx    *sql.Tx
-	runs  []youngRun
-	files []*os.File
+	ctx      context.Context
+	tx       *sql.Tx
+	path     string // the database, for DamageError
+	runs     []youngRun
+	legacy   bool       // schema 4: the runs are files
+	files    []*os.File // legacy: the runs' files, opened (nil: see openErrs)
+	openErrs []error
 }
 
-// snapshot opens a view. A writer may replace young runs (a prune) between
-// the transaction's start and the opening of the files; then it starts
-// again: the writer removes old runs only after its commit.
+// snapshot opens a view. Under the rollback journal a reader's
+// transaction holds a shared lock from its first read to its end, so no
+// writer commits while it lists the young runs and reads them (a legacy
+// writer removed a run's file only after the commit that expired it).
 func (d *DB) snapshot(ctx context.Context) (*snapshot, error) {
-	for attempt := 0; ; attempt++ {
-		s, err := d.trySnapshot(ctx)
-		if err == nil || !errors.Is(err, fs.ErrNotExist) || attempt == 20 {
-			return s, err
-		}
-	}
-}
-
-func (d *DB) trySnapshot(ctx context.Context) (*snapshot, error) {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, classify(err)
 	}
-	s := &snapshot{tx: tx}
-	if s.runs, err = listYoung(ctx, tx); err != nil {
+	s := &snapshot{ctx: ctx, tx: tx, path: d.path}
+	schema, err := schemaOf(ctx, tx)
+	if err == nil {
+		s.legacy = schema <= legacySchema
+		s.runs, err = listYoung(ctx, tx)
+	}
+	if err == nil && s.legacy {
+		s.files, s.openErrs = openLegacy(d.youngDir, s.runs)
+	}
+	if err != nil {
 		s.close()
 		return nil, err
-	}
-	for _, r := range s.runs {
-		f, err := os.Open(filepath.Join(d.youngDir, r.name))
-		if err != nil {
-			s.close()
-			return nil, fmt.Errorf("young run: %w", err)
-		}
-		s.files = append(s.files, f)
 	}
 	return s, nil
 }
 
+// schemaOf reads the schema version recorded in meta.
+func schemaOf(ctx context.Context, q querier) (int, error) {
+	var v string
+	if err := q.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = ?", metaSchemaVersion).Scan(&v); err != nil {
+		return 0, classify(err)
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("%w: meta %s = %q", ErrNotOcvist, metaSchemaVersion, v)
+	}
+	return n, nil
+}
+
 func (s *snapshot) close() {
 	for _, f := range s.files {
-		f.Close()
+		if f != nil {
+			f.Close()
+		}
 	}
 	s.tx.Rollback()
+}
+
+// run opens a reader of the snapshot's young run i.
+func (s *snapshot) run(i int) (*runReader, error) {
+	if !s.legacy {
+		return openYoung(s.ctx, s.tx, s.path, s.runs[i])
+	}
+	f := s.files[i]
+	if f == nil {
+		return nil, damaged(s.path, s.runs[i].name, s.openErrs[i])
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	r, err := newRunReader(f, fi.Size(), s.runs[i].name)
+	if err != nil {
+		return nil, damaged(s.path, s.runs[i].name, err)
+	}
+	return r, nil
 }
 
 // merger returns a merger over the snapshot's young runs and, with
@@ -141,15 +158,15 @@ func (s *snapshot) filtered(ctx context.Context, withMature bool, keep func() fu
 		srcs = append(srcs, ms)
 		closers = append(closers, ms.close)
 	}
-	for i, f := range s.files {
-		r, err := newRunReader(f, f.Name())
+	for i, run := range s.runs {
+		r, err := s.run(i)
 		if err != nil {
-			return nil, done, fmt.Errorf("young run %s: %w", s.runs[i].name, err)
+			return nil, done, err
 		}
 		if keep != nil {
 			r.keep = keep()
 		}
-		srcs = append(srcs, &runSource{r: r, born: s.runs[i].born})
+		srcs = append(srcs, &runSource{r: r, born: run.born, db: s.path})
 	}
 	m, err := newMerger(srcs, mature)
 	return m, done, err
@@ -216,15 +233,15 @@ func (d *DB) countYoung(ctx context.Context, x *idIndex) (spare []idSlot, err er
 		return nil, err
 	}
 	defer s.close()
-	for i, f := range s.files {
-		r, err := newRunReader(f, f.Name())
+	for i, run := range s.runs {
+		r, err := s.run(i)
 		if err != nil {
-			return nil, fmt.Errorf("young run %s: %w", s.runs[i].name, err)
+			return nil, err
 		}
 		r.skipKeys = true
 		next, _, err := d.count(ctx, x, spare, r)
 		if err != nil {
-			return nil, fmt.Errorf("young run %s: %w", s.runs[i].name, err)
+			return nil, damaged(d.path, run.name, err)
 		}
 		spare = x.s
 		*x = next
@@ -268,7 +285,8 @@ func (d *DB) count(ctx context.Context, x *idIndex, buf []idSlot, r *runReader) 
 	}
 }
 
-// youngName is the file name of a young run.
+// youngName is the name of a young run (the file name it had in the
+// legacy young folder).
 func youngName(prefix, id string) string {
 	return prefix + "-" + strings.ReplaceAll(id, "/", "_") + runSuffix
 }

@@ -20,6 +20,8 @@ func TestBadInput(t *testing.T) {
 	shard := filepath.Join(dir, "shard-cut.db")
 	whole, _ := os.ReadFile(std)
 	os.WriteFile(shard, whole[:len(whole)/2], 0o644)
+	sealed := filepath.Join(dir, "good.run")
+	mustTrain(t, "export", "-db", good, "-sealed", sealed)
 
 	for _, tc := range []struct {
 		name string
@@ -45,10 +47,17 @@ func TestBadInput(t *testing.T) {
 		{"PruneZero", []string{"prune", "-db", good, "-min", "0"}, "-min 0", 2},
 		{"MergeNothing", []string{"merge", "-db", good}, "at least one", 2},
 		{"OddGateGames", []string{"run", "-db", good, "-games", "5", "-generations", "1", "-gate-games", "7"}, "-gate-games 7: want an even number", 2},
+		{"CheckText", []string{"check", "-db", text}, "not an Ocvist database", 1},
+		{"CheckShard", []string{"check", "-db", sealed}, "a shard (run file), not a database", 1},
+		{"CheckTruncatedFile", []string{"check", "-db", shard}, "corrupt", 1},
+		{"CheckMissing", []string{"check", "-db", filepath.Join(dir, "none.db")}, "no such file", 1},
+		{"CheckPostgres", []string{"check", "-db", "postgres://ocvist@localhost/ocvist"}, "SQLite database files only", 1},
+		{"RepairText", []string{"check", "-repair", "-db", text}, "not an Ocvist database", 1},
+		{"RepairShard", []string{"check", "-repair", "-db", sealed}, "a shard (run file), not a database", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := map[string][32]byte{}
-			for _, f := range []string{good, std, text, shard} {
+			for _, f := range []string{good, std, text, shard, sealed} {
 				before[f] = fileHash(t, f)
 			}
 			_, errOut, code := train(t, tc.args...)
@@ -72,7 +81,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
-	for _, sub := range []string{"run", "merge", "prune", "conclude", "stats", "export", "fit", "loop", "report", "model"} {
+	for _, sub := range []string{"run", "merge", "prune", "conclude", "stats", "export", "fit", "loop", "report", "model", "check"} {
 		_, errOut, code := train(t, sub, "-h")
 		if code != 0 || !strings.Contains(errOut, "Usage: train "+sub) || !strings.Contains(errOut, "-db") {
 			t.Errorf("%s -h: exit %d\n%s", sub, code, errOut)

@@ -28,13 +28,15 @@ var program = cli.Program{
 		{Name: "report", Summary: "draw the learning curve of the generations (PNG or SVG)", Run: adapt(reportCmd)},
 		{Name: "model", Summary: "fetch a generation's policy or value model from a PostgreSQL database", Run: adapt(modelCmd)},
 		{Name: "export", Summary: "write all move statistics as CSV", Run: adapt(exportCmd)},
+		{Name: "check", Summary: "check a database's file, young runs, totals and ledger; -repair drops what cannot be read", Run: adapt(checkCmd)},
 		{Name: "worker", Summary: "internal: one self-play worker process", Run: workerCmd, Hidden: true},
 	},
 }
 
-// Run runs the train command line args (without the program name).
+// Run runs the train command line args (without the program name). An
+// error met on a damaged database names the command that repairs it.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	return program.Run(ctx, args, stdin, stdout, stderr)
+	return withRepairHint(program.Run(ctx, args, stdin, stdout, stderr))
 }
 
 // adapt gives a subcommand that reads no input the scaffold's signature.
