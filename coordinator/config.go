@@ -37,18 +37,21 @@ type GameConfig struct {
 // Config is the configuration of "train run", logged at the start and
 // saved in the database's meta table with the run's seed.
 type Config struct {
-	DB       string               `json:"db"`
-	Games    int                  `json:"games"`
-	Duration time.Duration        `json:"duration"`
-	Workers  int                  `json:"workers"`
-	Seed     uint64               `json:"seed"`
-	Game     GameConfig           `json:"game"`
-	Prune    store.PruneConfig    `json:"prune"`
-	Conclude store.ConcludeConfig `json:"conclude"`
-	Progress time.Duration        `json:"progress"`
-	Backlog  ByteSize             `json:"backlog"` // shards waiting on local disk (see job.admit); 0: no bound; BacklogAuto
-	Version  string               `json:"version"`
-	DBGiven  bool                 `json:"-"` // -db was given
+	DB       string            `json:"db"`
+	Games    int               `json:"games"`
+	Duration time.Duration     `json:"duration"`
+	Workers  int               `json:"workers"`
+	Seed     uint64            `json:"seed"`
+	Game     GameConfig        `json:"game"`
+	Prune    store.PruneConfig `json:"prune"`
+	// PruneEvery spaces the prunes of a PostgreSQL store while the workers
+	// play (a SQLite store prunes after each merge).
+	PruneEvery time.Duration        `json:"prune_every"`
+	Conclude   store.ConcludeConfig `json:"conclude"`
+	Progress   time.Duration        `json:"progress"`
+	Backlog    ByteSize             `json:"backlog"` // shards waiting on local disk (see job.admit); 0: no bound; BacklogAuto
+	Version    string               `json:"version"`
+	DBGiven    bool                 `json:"-"` // -db was given
 }
 
 // DefaultConfig is the configuration of "train run" without flags, for
@@ -62,11 +65,12 @@ func DefaultConfig(version string) Config {
 			Rule: "freestyle", Radius: 2, MaxPly: gomoku.NumCells,
 			Temperature: 1, ShardGames: 5000, FlushEvery: 5 * time.Second, Store: true,
 		},
-		Prune:    store.DefaultPrune,
-		Conclude: store.DefaultConclude,
-		Progress: 5 * time.Second,
-		Backlog:  BacklogAuto,
-		Version:  version,
+		Prune:      store.DefaultPrune,
+		PruneEvery: 2 * time.Minute,
+		Conclude:   store.DefaultConclude,
+		Progress:   5 * time.Second,
+		Backlog:    BacklogAuto,
+		Version:    version,
 	}
 }
 
@@ -97,6 +101,9 @@ func (c *Config) Validate(durationGiven bool) error {
 	}
 	if c.Prune.Age < 0 {
 		errs = append(errs, fmt.Errorf("-prune-age %d is negative", c.Prune.Age))
+	}
+	if c.PruneEvery <= 0 {
+		errs = append(errs, fmt.Errorf("-prune-every %v must be positive", c.PruneEvery))
 	}
 	if c.Conclude.MinGames < 1 {
 		errs = append(errs, fmt.Errorf("-conclude-min-games %d must be at least 1", c.Conclude.MinGames))

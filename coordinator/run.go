@@ -27,7 +27,8 @@ import (
 // progress line), one reader per worker, and the merger, which alone uses
 // the database while the workers run.
 type job struct {
-	lastPrune time.Time // of a PostgreSQL store (see serverPruneEvery)
+	lastPrune time.Time     // of a PostgreSQL store (see Config.PruneEvery)
+	pruneDone chan struct{} // closed when its prune beside the merges is done
 	cfg       Config
 	db        store.Store
 	dir       *jobDir // the job's own shard folder
@@ -71,6 +72,7 @@ type jobStats struct {
 	dbBytes      atomic.Int64 // database file, young runs and shards
 	peakDB       atomic.Int64
 	busy         atomic.Value // what the merger is doing, for the progress line
+	pruning      atomic.Value // how far a PostgreSQL prune beside the merges is ("" none)
 }
 
 func (j *job) fail(msg string) {
@@ -97,6 +99,7 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	}
 	j := &job{cfg: cfg, out: stdout, log: stderr, start: time.Now()}
 	j.st.busy.Store("")
+	j.st.pruning.Store("")
 	j.st.positions.Store(-1)
 	if !cfg.Game.Store {
 		return j.runInMemory(ctx)
@@ -511,10 +514,11 @@ func (j *job) merger(ctx context.Context) {
 		j.measureDisk(mctx)
 		// Young runs expire as the games go by: pruning after each merge
 		// costs nothing until one does, and keeps the disk bounded.
-		if err := j.prune(ctx); err != nil && ctx.Err() == nil {
-			j.fail(err.Error())
-		}
+		j.prune(ctx)
 		j.st.busy.Store("")
+	}
+	if j.pruneDone != nil {
+		<-j.pruneDone
 	}
 }
 
@@ -554,29 +558,60 @@ func (j *job) mergeRetrying(ctx context.Context, path string) (store.MergeResult
 // expires every due run.
 const pruneBatch = 8
 
-// serverPruneEvery spaces the prunes of a PostgreSQL store while the
-// workers play: each is a round of transactions under the server's
-// advisory lock, which coordinators on other machines share.
-const serverPruneEvery = 2 * time.Minute
-
-func (j *job) prune(ctx context.Context) error {
-	if store.IsURL(j.cfg.DB) {
-		if time.Since(j.lastPrune) < serverPruneEvery {
-			return nil
-		}
-		j.lastPrune = time.Now()
-	}
-	j.st.busy.Store("pruning")
+// prune expires the due young runs while the workers play (ctx, the
+// run's: a stop ends it; the final prune does its work). A SQLite store
+// prunes in the merger, after each merge (one writer; it costs nothing
+// until runs are due). A PostgreSQL store prunes at most every
+// Config.PruneEvery, on a goroutine of its own beside the merges (merges
+// need no lock; prunes of every coordinator take turns on the server's),
+// without counting the positions after (that reads the tables whole).
+func (j *job) prune(ctx context.Context) {
 	c := j.cfg.Prune
 	c.Batch = pruneBatch
-	c.Progress = func(p store.PruneProgress) { j.st.busy.Store(pruneText(p)) }
-	res, err := j.db.Prune(ctx, c)
-	if err != nil {
-		return err
+	if !store.IsURL(j.cfg.DB) {
+		j.st.busy.Store("pruning")
+		c.Progress = func(p store.PruneProgress) { j.st.busy.Store(pruneText(p)) }
+		j.pruned(ctx, c)
+		return
 	}
-	j.st.positions.Store(res.Mature + res.Young)
-	j.measureDisk(ctx)
-	return nil
+	if j.pruneDone != nil {
+		select {
+		case <-j.pruneDone:
+		default:
+			return // one at a time
+		}
+	}
+	if time.Since(j.lastPrune) < j.cfg.PruneEvery {
+		return
+	}
+	j.lastPrune = time.Now()
+	j.pruneDone = make(chan struct{})
+	c.SkipCounts = true
+	c.Progress = func(p store.PruneProgress) { j.st.pruning.Store(pruneText(p)) }
+	go func() {
+		defer close(j.pruneDone)
+		j.pruned(ctx, c)
+		j.st.pruning.Store("")
+	}()
+}
+
+// pruned runs one prune of the run and records or reports its outcome.
+// One that fails for a server gone away is done by the next.
+func (j *job) pruned(ctx context.Context, c store.PruneConfig) {
+	res, err := j.db.Prune(ctx, c)
+	switch {
+	case err == nil:
+		if res.Mature >= 0 {
+			j.st.positions.Store(res.Mature + res.Young)
+		}
+		j.measureDisk(ctx)
+	case ctx.Err() != nil:
+	case errors.Is(err, store.ErrServer):
+		fmt.Fprintf(j.log, "warning: a prune stopped, the server went away (the next prune does its work): %v\n", err)
+	default:
+		j.fail(err.Error())
+		fmt.Fprintf(j.log, "prune failed: %v\n", err)
+	}
 }
 
 // recordThreshold records the prune threshold for the merges of a SQLite
@@ -619,6 +654,14 @@ func (j *job) measureDisk(ctx context.Context) {
 	peak(&j.st.peakDB, n)
 }
 
+// joinBusy is what the merger and a prune beside it are doing.
+func joinBusy(merger, prune string) string {
+	if merger != "" && prune != "" {
+		return merger + ", " + prune
+	}
+	return merger + prune
+}
+
 // elapsedPlay is how long the workers have played so far.
 func (j *job) elapsedPlay() time.Duration {
 	switch {
@@ -640,7 +683,8 @@ func (j *job) snapshot() progressState {
 		played: played, merged: j.st.merged.Load(), total: j.before + j.st.merged.Load(),
 		backlog: j.st.backlog.Load(), backlogBytes: j.st.backlogBytes.Load(), backlogGames: j.st.backlogGames.Load(),
 		positions: j.st.positions.Load(), dbBytes: j.st.dbBytes.Load(),
-		elapsed: j.elapsedPlay(), busy: j.st.busy.Load().(string), stored: j.db != nil, starting: j.playStart.IsZero(),
+		elapsed: j.elapsedPlay(), busy: joinBusy(j.st.busy.Load().(string), j.st.pruning.Load().(string)),
+		stored: j.db != nil, starting: j.playStart.IsZero(),
 	}
 	if j.cfg.Games > 0 {
 		s.target = int64(j.cfg.Games)

@@ -37,11 +37,17 @@ type PruneConfig struct {
 	// Progress, if set, is told of a long prune's steps (the PostgreSQL
 	// store's batches), on the calling goroutine.
 	Progress func(PruneProgress) `json:"-"`
+	// SkipCounts: the PostgreSQL store need not count the promoted and
+	// young positions after a prune (Mature and Young are -1 then), which
+	// reads moves and young whole. The SQLite store counts anyway (its
+	// index has them).
+	SkipCounts bool `json:"-"`
 }
 
-// PruneProgress is how far a prune has got: its batch (1-based) of
-// Batches, the young rows expired so far of TotalRows due; Counting: the
-// batches are done and the positions are being counted.
+// PruneProgress is how far a prune has got: its batch (1-based; 0: the
+// due positions are being counted first) of Batches, the young rows
+// expired so far of TotalRows due; Counting: the batches are done and the
+// positions are being counted.
 type PruneProgress struct {
 	Batch, Batches  int
 	Rows, TotalRows int64

@@ -15,17 +15,14 @@ import (
 // with its rollback.
 const pgMaintLock = 208754433
 
-// pgPruneBatchRows bounds the young rows one prune transaction expires.
-// A batch costs one scan of the young table (the other runs' counts of
-// its positions) plus index work proportional to its rows: measured on a
-// database of 1.2 million games, 1.1 s for 520,000 expired rows (see
-// PG.Prune). Smaller batches would scan young more often; larger ones
-// hold the lock longer and redo more after a crash.
+// pgPruneBatchRows bounds the young rows one prune transaction expires:
+// a batch costs its rows (see expireBatch), and holds the rows it moves
+// until its commit.
 const pgPruneBatchRows = 600_000
 
 // pgMaintenance runs fn in a transaction holding pgMaintLock, with room to
-// hash a batch's positions in memory and without JIT compilation (the
-// statements are simple; compiling them cost more than it saved).
+// hash in memory and without JIT compilation (the statements are simple;
+// compiling them cost more than it saved).
 func (p *PG) pgMaintenance(ctx context.Context, fn func(pgx.Tx) error) error {
 	return pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", pgMaintLock); err != nil {
@@ -43,18 +40,23 @@ func (p *PG) pgMaintenance(ctx context.Context, fn func(pgx.Tx) error) error {
 // c.MinGames games across the young runs, counted by position id) go to
 // moves, summed, in key order; the others are dropped, their blacklisted
 // moves kept in blacklist. Totals never change; what is dropped depends on
-// ages and counts only. Unlike DB.Prune, promotion is judged at expiry
-// with c.MinGames: raising the threshold between prunes drops positions
-// SQLite had already promoted. It records c.MinGames in the meta.
+// ages and counts only (as of the prune's start: a run merged meanwhile
+// counts at the next prune). Unlike DB.Prune, promotion is judged at
+// expiry with c.MinGames: raising the threshold between prunes drops
+// positions SQLite had already promoted. It records c.MinGames in the meta.
 //
-// The due runs expire in batches of about pgPruneBatchRows rows, each one
-// transaction under pgMaintLock (merges of other coordinators go on), so
-// a cancelled ctx stops Prune within a statement: the server is sent a
-// cancel request, the batch rolls back and releases the lock, and the
-// batches before it stay done (with the error, res holds what they did).
-// A batch's cost is its rows' (index scans and upserts, no plan that
-// depends on stale statistics: its own tables are analyzed) plus one
-// hashed scan of the young table. c.Progress, if set, hears of each batch.
+// One connection does the whole prune, holding pgMaintLock (prunes and
+// concludes of every coordinator take turns; merges go on). It first
+// finds, in one pass over the young table, the positions seen in
+// c.MinGames games or in moves already; then it expires the due runs, oldest first, in
+// batches of about pgPruneBatchRows rows, each one transaction whose cost
+// is its rows'. A cancelled ctx stops it
+// within a statement: the server is sent a cancel request, the batch rolls
+// back, the connection is closed (the server drops the lock and the
+// counts with it), and the batches before stay done (with the error, res
+// says what they did). c.Progress, if set, hears of each step. With
+// c.SkipCounts the promoted and young positions are not counted after
+// (Mature and Young are -1): counting reads moves and young whole.
 func (p *PG) Prune(ctx context.Context, c PruneConfig) (PruneResult, error) {
 	if err := c.Validate(); err != nil {
 		return PruneResult{}, err
@@ -63,24 +65,69 @@ func (p *PG) Prune(ctx context.Context, c PruneConfig) (PruneResult, error) {
 	return res, p.wrap("prune", err)
 }
 
-func (p *PG) prune(ctx context.Context, c PruneConfig) (PruneResult, error) {
+func (p *PG) prune(ctx context.Context, c PruneConfig) (res PruneResult, err error) {
+	conn, err := p.pool.Acquire(ctx)
+	if err != nil {
+		return res, err
+	}
+	defer func() {
+		if err != nil { // a connection left mid-statement, or holding the lock, is closed
+			conn.Conn().Close(context.WithoutCancel(ctx))
+		}
+		conn.Release()
+	}()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", pgMaintLock); err != nil {
+		return res, err
+	}
+	if _, err := conn.Exec(ctx, "SET work_mem = '128MB'; SET jit = off"); err != nil {
+		return res, err
+	}
+	if res, err = p.expire(ctx, conn.Conn(), c); err != nil {
+		return res, err
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO meta VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+		metaPruneMin, strconv.FormatInt(c.MinGames, 10)); err != nil {
+		return res, err
+	}
+	res.Mature, res.Young = -1, -1
+	if !c.SkipCounts {
+		c.report(PruneProgress{Counting: true})
+		if err := countPromoted(ctx, conn.Conn(), c.MinGames, &res); err != nil {
+			return res, err
+		}
+	}
+	_, err = conn.Exec(ctx, fmt.Sprintf("DROP TABLE IF EXISTS ph; RESET work_mem; RESET jit; SELECT pg_advisory_unlock(%d)", pgMaintLock))
+	return res, err
+}
+
+// expire finds the positions to promote (table ph) and expires the due
+// runs in batches.
+func (p *PG) expire(ctx context.Context, conn *pgx.Conn, c PruneConfig) (PruneResult, error) {
 	var res PruneResult
-	due, left, err := p.dueRuns(ctx, c)
+	due, left, err := pgDueRuns(ctx, conn, c)
 	if err != nil {
 		return res, err
 	}
 	res.YoungRuns = left
+	if len(due) == 0 {
+		return res, nil
+	}
 	batches := pgBatches(due, p.batchRows)
 	var total, done int64
 	for _, r := range due {
 		total += r.rows
 	}
+	c.report(PruneProgress{Batches: len(batches), TotalRows: total})
+	if err := hotPositions(ctx, conn, c.MinGames); err != nil {
+		res.YoungRuns += len(due)
+		return res, err
+	}
 	for i, b := range batches {
 		c.report(PruneProgress{Batch: i + 1, Batches: len(batches), Rows: done, TotalRows: total})
 		var br PruneResult
-		err := p.pgMaintenance(ctx, func(tx pgx.Tx) error {
+		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 			br = PruneResult{}
-			return expireRuns(ctx, tx, b, c.MinGames, &br)
+			return expireBatch(ctx, tx, b, &br)
 		})
 		if err != nil {
 			res.YoungRuns += pgRunsLeft(batches[i:])
@@ -91,15 +138,7 @@ func (p *PG) prune(ctx context.Context, c PruneConfig) (PruneResult, error) {
 			done += r.rows
 		}
 	}
-	c.report(PruneProgress{Batch: len(batches), Batches: len(batches), Rows: done, TotalRows: total, Counting: true})
-	err = p.pgMaintenance(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `INSERT INTO meta VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-			metaPruneMin, strconv.FormatInt(c.MinGames, 10)); err != nil {
-			return err
-		}
-		return countPromoted(ctx, tx, c.MinGames, &res)
-	})
-	return res, err
+	return res, nil
 }
 
 // pgRun is a young run as Prune sees it.
@@ -107,10 +146,10 @@ type pgRun struct {
 	run, rows int64
 }
 
-// dueRuns lists the young runs old enough to expire, oldest first (none if
-// fewer than c.Batch), and counts the runs left.
-func (p *PG) dueRuns(ctx context.Context, c PruneConfig) (due []pgRun, left int, err error) {
-	rows, err := p.pool.Query(ctx, `SELECT run, rows, (SELECT games FROM totals WHERE id = 1) - born >= $1
+// pgDueRuns lists the young runs old enough to expire, oldest first (none
+// if fewer than c.Batch), and counts the runs left.
+func pgDueRuns(ctx context.Context, conn *pgx.Conn, c PruneConfig) (due []pgRun, left int, err error) {
+	rows, err := conn.Query(ctx, `SELECT run, rows, (SELECT games FROM totals WHERE id = 1) - born >= $1
 		FROM young_runs ORDER BY run`, c.Age)
 	if err != nil {
 		return nil, 0, err
@@ -155,59 +194,81 @@ func pgRunsLeft(batches [][]pgRun) int {
 	return n
 }
 
-// expireRuns moves the rows of the batch's promoted positions into moves
-// and drops the others, in five steps whose plans do not depend on the
-// statistics autovacuum may not have gathered yet: the batch's rows
-// (young_run index) summed per move into pe and its positions into ph,
-// both analyzed; the other runs' games of those positions (one hashed
-// scan of young); the positions already in moves (a semi-join, by index
-// or hash as ph's size says); then the upsert into moves, the blacklist,
-// and the deletes by run.
-func expireRuns(ctx context.Context, tx pgx.Tx, batch []pgRun, minGames int64, res *PruneResult) error {
+// hotPositions fills the session's table ph with the positions (ids) of
+// the young runs to promote: those seen in minGames games across the young
+// runs, and those in moves already. One hashed aggregation of the young
+// table (measured: 23 s for 15.7 million rows, which 111,748 positions
+// reached 2 games of) with a hash join on the positions of moves (its
+// primary key's index, read in order); the batches then never ask moves
+// (a per-row EXISTS was once planned as a scan of moves per row, and a
+// semi-join per batch scanned moves whole). young is analyzed first (a sample), so
+// that the batches' filters on run numbers are judged on its present
+// runs: on statistics of its first runs, a filter on new run numbers was
+// judged to keep one row and planned as a nested loop over a table per
+// row, for minutes.
+func hotPositions(ctx context.Context, conn *pgx.Conn, minGames int64) error {
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{"ANALYZE young", nil},
+		{"DROP TABLE IF EXISTS ph", nil},
+		{`CREATE TEMP TABLE ph AS SELECT y.pid FROM young y LEFT JOIN (SELECT DISTINCT pid FROM moves) m USING (pid)
+			GROUP BY y.pid HAVING sum(y.games) >= $1 OR bool_or(m.pid IS NOT NULL)`, []any{minGames}},
+		{"CREATE UNIQUE INDEX ON ph (pid)", nil},
+		{"ANALYZE ph", nil},
+	} {
+		if _, err := conn.Exec(ctx, q.sql, q.args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// expireBatch moves the rows of the batch's hot positions into moves and
+// drops the others, keeping their blacklisted moves. Every statement costs
+// the batch's rows: its rows summed per move, marked hot when their
+// position is in ph (young_by_run index, a hash join with ph), the upsert,
+// the counts, the blacklist, the deletes by run.
+func expireBatch(ctx context.Context, tx pgx.Tx, batch []pgRun, res *PruneResult) error {
 	runs := make([]int64, len(batch))
 	for i, r := range batch {
 		runs[i] = r.run
 	}
 	res.Runs = len(batch)
-	steps := []struct {
+	for _, q := range []struct {
 		sql  string
 		args []any
 	}{
-		{`CREATE TEMP TABLE pe ON COMMIT DROP AS SELECT pid, key, mx, my, sum(wsum)::bigint AS wsum,
-			sum(games)::bigint AS games, bool_or(bl) AS bl FROM young WHERE run = ANY($1) GROUP BY pid, key, mx, my`, []any{runs}},
-		{`CREATE TEMP TABLE ph ON COMMIT DROP AS SELECT pid, sum(games)::bigint AS g, FALSE AS hot FROM pe GROUP BY pid`, nil},
-		{`ANALYZE pe, ph`, nil},
-		{`UPDATE ph SET g = ph.g + o.g FROM (SELECT y.pid, sum(y.games) AS g FROM young y
-			WHERE y.run <> ALL($1) AND y.pid IN (SELECT pid FROM ph) GROUP BY y.pid) o WHERE o.pid = ph.pid`, []any{runs}},
-		{`UPDATE ph SET hot = TRUE WHERE g >= $1 OR pid IN (SELECT m.pid FROM moves m WHERE m.pid IN (SELECT pid FROM ph))`, []any{minGames}},
-	}
-	for _, s := range steps {
-		if _, err := tx.Exec(ctx, s.sql, s.args...); err != nil {
+		{`CREATE TEMP TABLE pe ON COMMIT DROP AS SELECT y.pid, y.key, y.mx, y.my, sum(y.wsum)::bigint AS wsum,
+			sum(y.games)::bigint AS games, bool_or(y.bl) AS bl, bool_or(h.pid IS NOT NULL) AS hot
+			FROM young y LEFT JOIN ph h USING (pid) WHERE y.run = ANY($1) GROUP BY y.pid, y.key, y.mx, y.my`, []any{runs}},
+	} {
+		if _, err := tx.Exec(ctx, q.sql, q.args...); err != nil {
 			return err
 		}
 	}
 	tag, err := tx.Exec(ctx, `INSERT INTO moves (pid, key, mx, my, wsum, games, blacklisted)
-		SELECT pid, key, mx, my, wsum, games, bl FROM pe JOIN ph USING (pid) WHERE ph.hot ORDER BY pid, key, mx, my
+		SELECT pid, key, mx, my, wsum, games, bl FROM pe WHERE hot ORDER BY pid, key, mx, my
 		ON CONFLICT (pid, key, mx, my) DO UPDATE SET wsum = moves.wsum + excluded.wsum,
 			games = moves.games + excluded.games, blacklisted = moves.blacklisted OR excluded.blacklisted`)
 	if err != nil {
 		return err
 	}
 	res.Updated = tag.RowsAffected()
-	if err := tx.QueryRow(ctx, `SELECT count(DISTINCT (pid, key)), count(*), count(*) FILTER (WHERE bl)
-		FROM pe JOIN ph USING (pid) WHERE NOT ph.hot`).Scan(&res.Positions, &res.Moves, &res.Blacklisted); err != nil {
+	if err := tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM (SELECT 1 FROM pe WHERE NOT hot GROUP BY pid, key) p),
+		count(*), count(*) FILTER (WHERE bl) FROM pe WHERE NOT hot`).Scan(&res.Positions, &res.Moves, &res.Blacklisted); err != nil {
 		return err
 	}
-	for _, q := range []string{
-		"INSERT INTO blacklist SELECT DISTINCT pid, mx, my FROM pe JOIN ph USING (pid) WHERE bl AND NOT ph.hot ON CONFLICT DO NOTHING",
-		"DELETE FROM young WHERE run = ANY($1)",
-		"DELETE FROM young_runs WHERE run = ANY($1)",
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{"INSERT INTO blacklist SELECT DISTINCT pid, mx, my FROM pe WHERE bl AND NOT hot ON CONFLICT DO NOTHING", nil},
+		{"DELETE FROM young WHERE run = ANY($1)", []any{runs}},
+		{"DELETE FROM young_runs WHERE run = ANY($1)", []any{runs}},
 	} {
-		var args []any
-		if q[0] == 'D' {
-			args = []any{runs}
-		}
-		if _, err := tx.Exec(ctx, q, args...); err != nil {
+		if _, err := tx.Exec(ctx, q.sql, q.args...); err != nil {
 			return err
 		}
 	}
@@ -216,32 +277,74 @@ func expireRuns(ctx context.Context, tx pgx.Tx, batch []pgRun, minGames int64, r
 
 // countPromoted counts the positions (by id, as DB.Prune's index does) in
 // moves, and those of the young runs not promoted.
-func countPromoted(ctx context.Context, tx pgx.Tx, minGames int64, res *PruneResult) error {
-	return tx.QueryRow(ctx, `SELECT (SELECT count(DISTINCT pid) FROM moves),
+func countPromoted(ctx context.Context, conn *pgx.Conn, minGames int64, res *PruneResult) error {
+	return conn.QueryRow(ctx, `SELECT (SELECT count(DISTINCT pid) FROM moves),
 		(SELECT count(*) FROM (SELECT pid, sum(games) AS g FROM young GROUP BY pid) y
 			WHERE g < $1 AND NOT EXISTS (SELECT 1 FROM moves m WHERE m.pid = y.pid))`, minGames).Scan(&res.Mature, &res.Young)
 }
 
 // Conclude blacklists the moves DB.Conclude does, judged on the whole
-// counts (moves and young), in one statement under pgMaintLock: a flagged
-// move of a young position gets a row in moves (no games, blacklisted),
-// which promotes its position, as in SQLite.
+// counts (moves and young): a flagged move of a young position gets a row
+// in moves (no games, blacklisted), which promotes its position, as in
+// SQLite. One connection holds pgMaintLock throughout (no prune moves rows
+// meanwhile); it sums the young rows per move once into a temporary table
+// indexed by position id (one hashed aggregation of young: a few seconds
+// for the 2 million rows a prune leaves by default), then judges the
+// position ids in 64 ranges, one transaction each, reading
+// moves by its primary key's index: a cancelled ctx stops it within a
+// statement, the ranges judged staying flagged.
 func (p *PG) Conclude(ctx context.Context, c ConcludeConfig) (int64, error) {
 	if err := c.Validate(); err != nil {
 		return 0, err
 	}
-	var n int64
-	err := p.pgMaintenance(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `WITH a AS (`+fmt.Sprintf(allMoves, "")+`), s AS (
-			SELECT pid, key, mx, my, games, bl, wsum::float8 / games AS mean,
+	n, err := p.conclude(ctx, c)
+	return n, p.wrap("conclude", err)
+}
+
+func (p *PG) conclude(ctx context.Context, c ConcludeConfig) (n int64, err error) {
+	conn, err := p.pool.Acquire(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		if err != nil {
+			conn.Conn().Close(context.WithoutCancel(ctx))
+		}
+		conn.Release()
+	}()
+	for _, q := range []string{
+		fmt.Sprintf("SELECT pg_advisory_lock(%d)", pgMaintLock),
+		"SET work_mem = '128MB'; SET jit = off; DROP TABLE IF EXISTS cy",
+		`CREATE TEMP TABLE cy AS SELECT pid, key, mx, my, sum(wsum)::bigint AS wsum, sum(games)::bigint AS games,
+			bool_or(bl) AS bl FROM young GROUP BY pid, key, mx, my`,
+		"CREATE INDEX ON cy (pid); ANALYZE cy",
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			return n, err
+		}
+	}
+	const step = 1 << (64 - 6) // 64 ranges of ids
+	for i := range uint64(1 << 6) {
+		// Ids are int64; flipping the sign bit maps the unsigned ranges onto
+		// them in order.
+		lo, hi := int64(i*step^1<<63), int64((i*step+step-1)^1<<63)
+		tag, err := conn.Exec(ctx, `WITH a AS (SELECT pid, key, mx, my, sum(wsum)::bigint AS wsum, sum(games)::bigint AS games,
+				bool_or(bl) AS bl FROM (
+					SELECT pid, key, mx, my, wsum, games, blacklisted AS bl FROM moves WHERE pid BETWEEN $4 AND $5
+					UNION ALL SELECT pid, key, mx, my, wsum, games, bl FROM cy WHERE pid BETWEEN $4 AND $5) u
+				GROUP BY pid, key, mx, my),
+			s AS (SELECT pid, key, mx, my, games, bl, wsum::float8 / games AS mean,
 				max(CASE WHEN games >= $1 THEN wsum::float8 / games END) OVER (PARTITION BY pid, key) AS best
-			FROM a WHERE games > 0)
+				FROM a WHERE games > 0)
 			INSERT INTO moves (pid, key, mx, my, wsum, games, blacklisted)
 			SELECT pid, key, mx, my, 0, 0, TRUE FROM s
 			WHERE games >= $1 AND NOT bl AND mean < best - $2 AND mean < $3 ORDER BY pid, key, mx, my
-			ON CONFLICT (pid, key, mx, my) DO UPDATE SET blacklisted = TRUE`, c.MinGames, c.Margin, c.MaxMean)
-		n = tag.RowsAffected()
-		return err
-	})
-	return n, p.wrap("conclude", err)
+			ON CONFLICT (pid, key, mx, my) DO UPDATE SET blacklisted = TRUE`, c.MinGames, c.Margin, c.MaxMean, lo, hi)
+		if err != nil {
+			return n, err
+		}
+		n += tag.RowsAffected()
+	}
+	_, err = conn.Exec(ctx, fmt.Sprintf("DROP TABLE cy; RESET work_mem; RESET jit; SELECT pg_advisory_unlock(%d)", pgMaintLock))
+	return n, err
 }

@@ -32,6 +32,7 @@ func registerRun(fs *flag.FlagSet, c *coordinator.Config) {
 	fs.DurationVar(&c.Game.FlushEvery, "flush-every", c.Game.FlushEvery, "publish a worker's shard at least this often")
 	fs.Int64Var(&c.Prune.MinGames, "prune-min", c.Prune.MinGames, "a position seen in this many games is kept for good (promoted)")
 	fs.Int64Var(&c.Prune.Age, "prune-age", c.Prune.Age, "positions still below -prune-min this many games after they were merged are dropped (their blacklisted moves are kept)")
+	fs.DurationVar(&c.PruneEvery, "prune-every", c.PruneEvery, "with a PostgreSQL -db, prune this often while the workers play (beside the merges; each prune takes the server's maintenance lock, which every machine shares)")
 	fs.BoolVar(&c.Game.Store, "store", c.Game.Store, "store the games (false: play in memory only, to measure what storing costs)")
 	fs.Int64Var(&c.Conclude.MinGames, "conclude-min-games", c.Conclude.MinGames, "conclude: games a move needs before it can be blacklisted")
 	fs.Float64Var(&c.Conclude.Margin, "conclude-margin", c.Conclude.Margin, "conclude: blacklist when the mean weight is this far below the best sibling's")

@@ -150,10 +150,11 @@ func TestPostgresTwoJobsOneFolder(t *testing.T) {
 	var jobs [2]*jobRun
 	for i := range jobs {
 		jobs[i] = startJob(t, dir, "run", "-db", u, "-workers", "1", "-duration", "10m", "-seed", fmt.Sprint(10+i),
-			"-shard-games", "50", "-flush-every", "50ms", "-progress", "100ms")
+			"-shard-games", "50", "-flush-every", "50ms", "-progress", "100ms", "-prune-every", "100ms", "-prune-age", "200")
 	}
-	for _, j := range jobs { // both play and merge before the prune
+	for _, j := range jobs { // both play, merge and prune beside their merges before the prune
 		j.waitFor(t, "  merged ")
+		j.waitFor(t, "pruning")
 	}
 	if out := mustTrainIn(t, dir, "prune", "-db", u, "-age", "0"); !strings.Contains(out, "pruned: ") {
 		t.Errorf("prune: %s", out)
