@@ -2,107 +2,13 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"io"
-	"net"
-	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
+
+	"ocvist/internal/pgtest"
 )
-
-// cutProxy forwards TCP connections to a PostgreSQL server until a client
-// first sends a COPY into young (the first merge): then it closes every
-// connection and refuses new ones, as a server that went away, until
-// restore; it cuts only once. The cut follows what the client sends, not
-// the clock.
-type cutProxy struct {
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	armed  bool // the next COPY cuts
-	cut    bool
-	conns  []net.Conn
-}
-
-func newCutProxy(t *testing.T, target string) *cutProxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &cutProxy{ln: ln, target: target, armed: true}
-	t.Cleanup(func() { ln.Close(); p.setCut(true) })
-	go p.serve()
-	return p
-}
-
-func (p *cutProxy) serve() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		go p.forward(c)
-	}
-}
-
-func (p *cutProxy) forward(c net.Conn) {
-	s, err := net.Dial("tcp", p.target)
-	if err != nil || !p.track(c, s) {
-		c.Close()
-		if s != nil {
-			s.Close()
-		}
-		return
-	}
-	go func() { io.Copy(c, s); c.Close() }()
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := c.Read(buf)
-		if n > 0 && p.cutAt(buf[:n]) || err != nil {
-			s.Close()
-			return
-		}
-		if _, err := s.Write(buf[:n]); err != nil {
-			return
-		}
-	}
-}
-
-// track records a connection pair, or refuses it while cut.
-func (p *cutProxy) track(c, s net.Conn) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.conns = append(p.conns, c, s)
-	return !p.cut
-}
-
-// cutAt reports whether data from a client must not reach the server: it
-// is cut, or data is the COPY the proxy is armed for (which cuts).
-func (p *cutProxy) cutAt(data []byte) bool {
-	p.mu.Lock()
-	copying := p.armed && bytes.Contains(data, []byte("COPY young"))
-	cut := p.cut
-	p.mu.Unlock()
-	if copying {
-		p.setCut(true)
-	}
-	return cut || copying
-}
-
-func (p *cutProxy) setCut(on bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.cut = on
-	if on {
-		p.armed = false
-		for _, c := range p.conns {
-			c.Close()
-		}
-		p.conns = nil
-	}
-}
 
 // TestPostgresBacklogBound: with the server gone from the first merge on
 // and -backlog 1B, the worker is held after its first shard (one warning
@@ -112,12 +18,13 @@ func (p *cutProxy) setCut(on bool) {
 // follows the first COPY, the restore follows the coordinator's lines,
 // and the bound is a handshake.
 func TestPostgresBacklogBound(t *testing.T) {
+	// The server goes away at the first merge (its COPY), and comes back
+	// when the test restores it.
 	u := pgSchemaURL(t)
-	pu, _ := url.Parse(u)
-	proxy := newCutProxy(t, pu.Host)
-	pu.Host = proxy.ln.Addr().String()
+	proxy, pu := pgtest.NewProxy(t, u)
+	proxy.CutAt("COPY young")
 	dir := t.TempDir()
-	cmd := trainCmd(t, "run", "-db", pu.String(), "-workers", "1", "-games", "4000", "-shard-games", "1000",
+	cmd := trainCmd(t, "run", "-db", pu, "-workers", "1", "-games", "4000", "-shard-games", "1000",
 		"-flush-every", "1h", "-backlog", "1B", "-seed", "5")
 	cmd.Dir = dir
 	var out, errOut syncBuffer
@@ -130,7 +37,7 @@ func TestPostgresBacklogBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitLines(io.TeeReader(stderr, &errOut), "workers pause after their next shard", "warning: store: merge")
-	proxy.setCut(false)
+	proxy.Restore()
 	io.Copy(&errOut, stderr)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("run: %v\n%s\n%s", err, out.String(), errOut.String())

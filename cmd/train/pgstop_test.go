@@ -147,10 +147,18 @@ func TestPostgresTwoJobsOneFolder(t *testing.T) {
 	u := pgSchemaURL(t)
 	dir := t.TempDir()
 	mustTrainIn(t, dir, "run", "-db", u, "-workers", "1", "-games", "20", "-seed", "1") // creates the store
+	// The jobs play with the forest policy (about 150 games a second a
+	// worker, where uniform choices make thousands): a prune of two jobs
+	// writing faster than the server can expire on a shared 2-core
+	// machine would chase a young table that only grows.
+	model, err := filepath.Abs("../../data/model.ocf")
+	if err != nil {
+		t.Fatal(err)
+	}
 	var jobs [2]*jobRun
 	for i := range jobs {
-		jobs[i] = startJob(t, dir, "run", "-db", u, "-workers", "1", "-duration", "10m", "-seed", fmt.Sprint(10+i),
-			"-shard-games", "50", "-flush-every", "50ms", "-progress", "100ms", "-prune-every", "100ms", "-prune-age", "200")
+		jobs[i] = startJob(t, dir, "run", "-db", u, "-workers", "1", "-duration", "10m", "-seed", fmt.Sprint(10+i), "-model", model,
+			"-shard-games", "50", "-flush-every", "50ms", "-progress", "100ms", "-prune-every", "200ms", "-prune-age", "200")
 	}
 	for _, j := range jobs { // both play, merge and prune beside their merges before the prune
 		j.waitFor(t, "  merged ")

@@ -98,6 +98,7 @@ func isCommand(p string) bool { return strings.HasPrefix(p, "cmd/") }
 var allowed = map[string]struct{ deps, external string }{
 	"internal/splitmix": {"", ""},
 	"internal/stop":     {"", ""},
+	"internal/pgtest":   {"", ""},
 	"gomoku":            {"internal/splitmix", ""},
 	"canon":             {"gomoku internal/splitmix", ""},
 	"patterns":          {"gomoku canon internal/splitmix", ""},
@@ -121,6 +122,9 @@ func TestDependencies(t *testing.T) {
 	for _, path := range slices.Sorted(maps.Keys(pkgs)) {
 		p := pkgs[path]
 		d := deps(pkgs, path)
+		if d["internal/pgtest"] {
+			t.Errorf("%s depends on internal/pgtest, which only tests may use", path)
+		}
 		if rule, ok := allowed[path]; ok {
 			ok := strings.Fields(rule.deps)
 			for _, q := range slices.Sorted(maps.Keys(d)) {
@@ -207,13 +211,14 @@ func importNames(f *ast.File) map[string]string {
 // library calls that are done when they return), or the commands'
 // scaffold.
 var goroutines = map[string]string{
-	"forest/fit.go":         "Fit's bounded pool of workers, waited for before Fit returns",
-	"arena/match.go":        "MatchFactories' workers (Config.Concurrency), waited for before it returns",
-	"coordinator/run.go":    "the training job's merger, a PostgreSQL prune beside it and one reader per worker process, done before Run returns",
-	"loop/loop.go":          "a generation's teacher games on Config.Workers goroutines, waited for before play returns",
-	"gomocup/think.go":      "the engine's Move for one turn, waited for before the turn's call returns",
-	"internal/cli/lines.go": "the commands' input reader (internal/cli is the commands' scaffold)",
-	"internal/cli/cli.go":   "the commands' signal listener, which cancels the command's context (internal/cli is the commands' scaffold)",
+	"forest/fit.go":            "Fit's bounded pool of workers, waited for before Fit returns",
+	"arena/match.go":           "MatchFactories' workers (Config.Concurrency), waited for before it returns",
+	"coordinator/run.go":       "the training job's merger, a PostgreSQL prune beside it and one reader per worker process, done before Run returns",
+	"loop/loop.go":             "a generation's teacher games on Config.Workers goroutines, waited for before play returns",
+	"gomocup/think.go":         "the engine's Move for one turn, waited for before the turn's call returns",
+	"internal/cli/lines.go":    "the commands' input reader (internal/cli is the commands' scaffold)",
+	"internal/cli/cli.go":      "the commands' signal listener, which cancels the command's context (internal/cli is the commands' scaffold)",
+	"internal/pgtest/proxy.go": "the PostgreSQL tests' proxy, closed when its test ends (only tests import internal/pgtest)",
 }
 
 // TestGoroutines: goroutines start only in commands and in the places
