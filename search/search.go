@@ -272,11 +272,11 @@ func (s *Searcher) byThreats() (Result, bool) {
 		}
 	}
 	if vctNodes > 0 {
-		line, ok, n := s.vct.run(p, me, s.cfg.VCTDepth, vctNodes, s.vcf, s.timeUp)
+		line, plies, n := s.vct.run(p, me, s.cfg.VCTDepth, vctNodes, s.vcf, s.timeUp)
 		s.nodes += int64(n)
-		if ok {
-			return Result{Move: line[0], Score: Mate - len(line), PV: line,
-				Reason: fmt.Sprintf("wins by continuous threats (VCT) in %d", len(line))}, true
+		if plies > 0 {
+			return Result{Move: line[0], Score: Mate - plies, PV: line,
+				Reason: fmt.Sprintf("wins by continuous threats (VCT) in %d", plies)}, true
 		}
 	}
 	return Result{}, false

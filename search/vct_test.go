@@ -120,7 +120,8 @@ func vctMatchesExhaustive(t *testing.T, positions []*patterns.Position, want int
 			continue // too big for the twin
 		}
 		before := pos.Board().String()
-		line, got, _ := v.run(pos, me, depth, 1<<30, vcf, nil)
+		line, plies, _ := v.run(pos, me, depth, 1<<30, vcf, nil)
+		got := plies > 0
 		if pos.Board().String() != before {
 			t.Fatalf("position %d: VCT did not restore the board", i)
 		}
@@ -130,6 +131,9 @@ func vctMatchesExhaustive(t *testing.T, positions []*patterns.Position, want int
 		if got {
 			if why := refereeLine(pos.Board(), line); why != "" {
 				t.Fatalf("position %d: line %v: %s\n%s", i, line, why, pos.Board())
+			}
+			if len(line) != plies {
+				t.Fatalf("position %d: a win in %d plies, line %v", i, plies, line)
 			}
 			wins++
 		}
@@ -198,9 +202,9 @@ func TestVCTPollsStop(t *testing.T) {
 			last = p
 		}
 		calls := 0
-		_, ok, n2 := v.run(pos, pos.Board().ToMove(), 10, 20000, vcf, func() bool { calls++; return calls == 3 })
-		if ok || calls != 3 || n2 >= n {
-			t.Errorf("position %d: stopped at the third poll: win %v, %d polls, %d of %d nodes", i, ok, calls, n2, n)
+		_, plies, n2 := v.run(pos, pos.Board().ToMove(), 10, 20000, vcf, func() bool { calls++; return calls == 3 })
+		if plies > 0 || calls != 3 || n2 >= n {
+			t.Errorf("position %d: stopped at the third poll: win in %d, %d polls, %d of %d nodes", i, plies, calls, n2, n)
 		}
 	}
 	if long < 3 {
