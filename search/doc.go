@@ -31,6 +31,16 @@
 // view: Mate-n for a win n plies away, -(Mate-n) for a loss; otherwise a
 // weighted sum of both sides' shape counts (Position.ShapeCounts).
 //
+// # Sound mates
+//
+// A mate score is a proof against every defence: one winning move proves
+// a win, but a loss is claimed only over every move that can change the
+// outcome — a forced set, or every cell within the board's radius of the
+// stones. When each of the few ranked moves a node kept loses, the rest
+// are searched too, until one does not lose (or all do: then the node is
+// lost, and its score is the longest loss). A win that needs more stones
+// than the board's ply limit leaves is a draw.
+//
 // # Determinism
 //
 // A search bounded by Nodes or Depth is deterministic: the same position,
