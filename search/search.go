@@ -213,6 +213,9 @@ func (s *Searcher) Search(pos *patterns.Position, lim Limits) (Result, error) {
 	res, ok := s.decided()
 	if !ok {
 		res = s.iterate()
+		if res.Score >= mateBound {
+			res.PV = s.mateLine(res.PV)
+		}
 	}
 	res.Nodes, res.Positions = s.nodes, int64(pos.Puts()-puts)
 	res.Elapsed = time.Since(start)
