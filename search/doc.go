@@ -39,7 +39,9 @@
 // stones. When each of the few ranked moves a node kept loses, the rest
 // are searched too, until one does not lose (or all do: then the node is
 // lost, and its score is the longest loss). A win that needs more stones
-// than the board's ply limit leaves is a draw.
+// than the board's ply limit leaves is a draw. TestAnnouncedWinsSound
+// checks every win and loss announced in 2,000 positions of seeded games
+// with a full-width twin, to the claim's full length.
 //
 // # Determinism
 //
