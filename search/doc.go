@@ -43,6 +43,13 @@
 // checks every win and loss announced in 2,000 positions of seeded games
 // with a full-width twin, to the claim's full length.
 //
+// A proved win is played at once, with its line (Result.PV, to the
+// five). A proved loss is not given up: the search goes on deepening
+// within its limits (a lost root costs its whole budget, where a won one
+// returns early), every root move in a full window, and plays the move
+// that holds out longest, and of those one that makes a four, else a
+// three: the defence a weaker opponent is likeliest to get wrong.
+//
 // # Determinism
 //
 // A search bounded by Nodes or Depth is deterministic: the same position,

@@ -150,6 +150,7 @@ type Searcher struct {
 	rootMv    []scored
 	rootSc    []int
 	rootAll   bool // rootMv holds every move that can matter
+	lost      bool // an iteration found every root move lost
 	pointBuf  []gomoku.Point
 }
 
@@ -330,8 +331,18 @@ func (s *Searcher) iterate() Result {
 			break
 		}
 		best = s.rootResult(d, score)
-		if IsMate(score) || len(s.rootMv) == 1 && d >= 2 {
+		if score >= mateBound || len(s.rootMv) == 1 && d >= 2 {
 			break
+		}
+		// A lost root is not given up: the search goes on deepening with
+		// the time it has, every root move in a full window, for the
+		// defence that holds out longest (see searchRoot), starting with
+		// this depth again.
+		if score <= -mateBound && !s.lost {
+			s.lost = true
+			if score = s.searchRoot(d); !s.aborted {
+				best = s.rootResult(d, score)
+			}
 		}
 		if !s.lim.Soft.IsZero() && time.Now().After(s.lim.Soft) {
 			break
@@ -344,7 +355,7 @@ func (s *Searcher) iterate() Result {
 // unless forced; rootAll tells whether they are all, see generate).
 func (s *Searcher) rootMoves(me gomoku.Player) {
 	ms, all := s.generate(0, 99, me, s.cfg.RootWidth, gomoku.NoPoint)
-	s.rootMv, s.rootAll = append(s.rootMv[:0], ms...), all
+	s.rootMv, s.rootAll, s.lost = append(s.rootMv[:0], ms...), all, false
 	s.rootSc = s.rootSc[:0]
 	for range s.rootMv {
 		s.rootSc = append(s.rootSc, -Inf)
@@ -362,7 +373,11 @@ func (s *Searcher) addRootRest() {
 }
 
 // searchRoot searches every root move at depth d, reorders them by score
-// (stable) and returns the best score.
+// (stable) and returns the best score. When the root is lost (every move
+// loses) it searches every move in a full window, and among the moves
+// that hold out equally long it puts first those that make a four, then
+// a three: defences the opponent must answer, that give a weaker search
+// the most chances to go wrong.
 func (s *Searcher) searchRoot(d int) int {
 	p := s.pos
 	alpha := -Inf
@@ -371,7 +386,9 @@ func (s *Searcher) searchRoot(d int) int {
 		p.Play(m.p)
 		s.nodes++
 		var sc int
-		if i == 0 || s.lim.RootExact {
+		if s.lost && !s.lim.RootExact {
+			sc = -s.pvs(d-1, 1, -Inf, Inf)
+		} else if i == 0 || s.lim.RootExact {
 			sc = -s.pvs(d-1, 1, -Inf, -alpha)
 			if s.lim.RootExact {
 				sc = -s.pvs(d-1, 1, -Inf, Inf)
@@ -399,12 +416,35 @@ func (s *Searcher) searchRoot(d int) int {
 	}
 	// stable insertion sort by score, best first
 	for i := 1; i < len(s.rootMv); i++ {
-		for j := i; j > 0 && s.rootSc[j] > s.rootSc[j-1]; j-- {
+		for j := i; j > 0 && s.rootBefore(j, j-1); j-- {
 			s.rootSc[j], s.rootSc[j-1] = s.rootSc[j-1], s.rootSc[j]
 			s.rootMv[j], s.rootMv[j-1] = s.rootMv[j-1], s.rootMv[j]
 		}
 	}
 	return alpha
+}
+
+// rootBefore reports whether root move i goes before root move j: a
+// higher score, or, on a lost root, the same score and a stronger threat
+// of our own (a four, then a three).
+func (s *Searcher) rootBefore(i, j int) bool {
+	if s.rootSc[i] != s.rootSc[j] || !s.lost {
+		return s.rootSc[i] > s.rootSc[j]
+	}
+	return s.threatRank(s.rootMv[i].p) > s.threatRank(s.rootMv[j].p)
+}
+
+// threatRank is 2 for a root move that makes a four for the side to
+// move, 1 for one that makes a three, 0 otherwise.
+func (s *Searcher) threatRank(q gomoku.Point) int {
+	me := s.pos.Board().ToMove()
+	switch {
+	case s.pos.Has(q, patterns.MakesFour, me):
+		return 2
+	case s.pos.Has(q, patterns.MakesThree, me):
+		return 1
+	}
+	return 0
 }
 
 func (s *Searcher) rootResult(d, score int) Result {
