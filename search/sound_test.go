@@ -263,3 +263,79 @@ func history(pos *patterns.Position) string {
 	}
 	return fmt.Sprintf("%s\nmoves: %s (ply limit %d)", pos.Board(), strings.Join(moves, " "), pos.Board().Options().MaxPly)
 }
+
+// measured are the positions where, measured against real engines at 1 s
+// a move, the engine of 63e2c95 announced an alpha-beta win that was not
+// there and lost (Gomocup coordinates, Black first; the side to move has
+// a forced win, found by a strong engine: 8,11 in 19 plies, 2,10 in 11,
+// 6,4 in 19).
+var measured = []struct {
+	moves string
+	lost  string // the old engine's move
+}{
+	{"7,7 7,8 8,9 9,7 6,9 9,9 6,8 9,8 9,10 7,9 6,10 6,7 7,10 8,10", "7,11"},
+	{"7,7 8,6 9,7 8,7 8,5 8,8 9,9 7,6 8,9 9,6 10,6 6,5 5,4 6,8 6,9 7,9 7,8 5,6 6,6 5,7 4,6 4,7 3,8 6,10 2,7 8,3 7,4 9,8 10,9 5,10 7,10 5,9 5,8 4,10 8,11 9,12 11,9 12,9 5,11 3,11 2,12", "4,8"},
+	{"7,7 7,8 8,9 8,8 6,8 6,9 8,7 9,7 7,10 9,8 10,8 10,6 11,5 9,6 9,5 8,6 11,6 8,5 8,10 7,4 6,3 7,6 6,6 9,4 10,3", "7,5"},
+}
+
+// gomocupPosition plays moves, "x,y" Gomocup coordinates, from the empty
+// board.
+func gomocupPosition(t *testing.T, moves string) *patterns.Position {
+	t.Helper()
+	pos := patterns.NewPosition(gomoku.Options{})
+	for _, f := range strings.Fields(moves) {
+		var x, y int
+		if _, err := fmt.Sscanf(f, "%d,%d", &x, &y); err != nil {
+			t.Fatalf("move %q: %v", f, err)
+		}
+		if err := pos.Play(gomoku.Pt(x, y)); err != nil {
+			t.Fatalf("move %q: %v", f, err)
+		}
+	}
+	return pos
+}
+
+// TestMeasuredPositions: at 100,000 nodes the engine wins the first two
+// positions, with a move the full-width checker verifies and a line
+// gomoku's referee accepts. In the third it plays 11,8, a four that wins
+// (11,8 10,7 6,4 5,4 …: a proof-number search of threes, fours and quiet
+// moves that threaten a VCF proved it in 1.09 million nodes, and the
+// full-width checker verified that proof), but it cannot prove the win
+// (after 6,4 8,4 no continuation of threes and fours alone wins: quiet
+// moves are needed) and announces none. The old engine announced wins
+// with the losing moves 7,11, 4,8 and 7,5.
+func TestMeasuredPositions(t *testing.T) {
+	want := []string{"wins", "wins", "no claim"}
+	wantMove := []string{"8,11", "2,10", "11,8"}
+	for i, m := range measured {
+		pos := gomocupPosition(t, m.moves)
+		s := New(DefaultConfig())
+		res, err := s.Search(pos, Limits{Nodes: 100_000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		move := fmt.Sprintf("%d,%d", res.Move.X(), res.Move.Y())
+		t.Logf("position %d: %s (%s), line %v", i+1, move, res.Reason, res.PV)
+		if move != wantMove[i] {
+			t.Errorf("position %d: %s, want %s (the old engine lost with %s)", i+1, move, wantMove[i], m.lost)
+		}
+		got := "no claim"
+		if n := MatePlies(res.Score); n != 0 {
+			got = "loses"
+			if n > 0 {
+				got = "wins"
+			}
+			if win, ok := verifyClaim(s, pos, res, 100_000); !win || !ok {
+				t.Errorf("position %d: %s (%s) not verified by the full-width check (settled: %v)", i+1, move, res.Reason, ok)
+			}
+		}
+		if got != want[i] {
+			t.Errorf("position %d: %s, want %s", i+1, got, want[i])
+		}
+		if got == "wins" {
+			if why := refereeLine(pos.Board(), res.PV); why != "" {
+				t.Errorf("position %d: line %v: %s", i+1, res.PV, why)
+			}
+		}
+	}
+}
