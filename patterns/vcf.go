@@ -57,7 +57,8 @@ func (t *VCFTable) store(k uint64, depth int) {
 
 // VCF searches for a victory by continuous fours for side, to move: every
 // attacking move makes a four (or blocks the opponent's four while making
-// one), every reply is the forced block, and the line ends in a five. It
+// one), every reply is the forced block, and the line ends in a five
+// before the board's ply limit, if any, ends the game in a draw. It
 // returns the line (attacking moves and replies alternating, ending with
 // the five), whether one was found within the limits, and the nodes
 // visited (at most MaxNodes; when the budget ran out ok=false proves
@@ -176,7 +177,7 @@ func (s *vcfSearch) try(m gomoku.Point, depth int) bool {
 		return false
 	}
 	f := fives.First()
-	if n >= 2 {
+	if n >= 2 && s.room(2) {
 		rest := *fives
 		rest.Remove(f)
 		s.line = append(s.line, m, f, rest.First())
@@ -186,7 +187,7 @@ func (s *vcfSearch) try(m gomoku.Point, depth int) bool {
 		return false
 	}
 	defer p.Undo()
-	if p.b.Winner() == s.d {
+	if p.b.Over() { // the defender's five, or a draw by the ply limit
 		return false
 	}
 	s.line = append(s.line, m, f)
@@ -195,6 +196,13 @@ func (s *vcfSearch) try(m gomoku.Point, depth int) bool {
 	}
 	s.line = s.line[:len(s.line)-2]
 	return false
+}
+
+// room reports whether the board's ply limit leaves room for n more
+// stones: a five the limit comes before is a draw.
+func (s *vcfSearch) room(n int) bool {
+	mp := s.pos.b.Options().MaxPly
+	return mp == 0 || s.pos.b.Stones()+n <= mp
 }
 
 // settleFours turns settled on; TestVCFSettledTwin turns it off to compare.
@@ -209,15 +217,17 @@ var settleFours = true
 // third of the fours in a middle-game search reach a known failure
 // (BenchmarkSearch in package search). Only for a plain four (MakesFour,
 // not MakesWin; no five-point before it, as search checked), whose one
-// Four names the block's cell, and with room for both stones under the
-// board's ply limit; the two stones are played otherwise.
+// Four names the block's cell, and with room for both stones and a move
+// after them under the board's ply limit (a limit reached by the block
+// ends the line, a draw, before search counts a node); the two stones are
+// played otherwise.
 func (s *vcfSearch) settled(m gomoku.Point, depth int) bool {
 	p, i := s.pos, s.a-1
 	if !settleFours || p.flags[m][i]&(1<<MakesFour|1<<MakesWin) != 1<<MakesFour {
 		return false
 	}
-	if mp := p.b.Options().MaxPly; mp > 0 && p.b.Stones()+2 > mp {
-		return false // a ply limit would end the game before the block: try finds out
+	if mp := p.b.Options().MaxPly; mp > 0 && p.b.Stones()+2 >= mp {
+		return false // a ply limit would end the game by the block: try finds out
 	}
 	if depth > 1 {
 		if s.tt == nil {

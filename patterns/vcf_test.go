@@ -88,9 +88,13 @@ func TestVCFLong(t *testing.T) {
 
 // naiveVCF searches every four-making sequence with gomoku alone: the
 // attacker, to move, plays any cell that leaves it a five-point (blocking
-// the defender's five-point if it has one), the defender takes that
-// five-point, to depth attacking moves.
+// the defender's five-point if it has one), the defender takes a
+// five-point, to depth attacking moves. A board the ply limit has ended
+// is a draw.
 func naiveVCF(b *gomoku.Board, a gomoku.Player, depth int) bool {
+	if b.Over() {
+		return false
+	}
 	if len(boardFives(b, a)) > 0 {
 		return true
 	}
@@ -103,9 +107,8 @@ func naiveVCF(b *gomoku.Board, a gomoku.Player, depth int) bool {
 			continue
 		}
 		b.Put(m, a)
-		fp := boardFives(b, a)
-		won := len(fp) >= 2
-		if len(fp) == 1 {
+		won := false
+		if fp := boardFives(b, a); len(fp) > 0 && !b.Over() {
 			b.Put(fp[0], a.Other())
 			won = b.Winner() == gomoku.Empty && naiveVCF(b, a, depth-1)
 			b.Undo()
@@ -121,7 +124,8 @@ func naiveVCF(b *gomoku.Board, a gomoku.Player, depth int) bool {
 // TestVCFAgainstExhaustive: acceptance 4, the other way. On positions of
 // random play, VCF within 3 attacking moves exists exactly when the naive
 // search of every four-making sequence finds one; "no VCF" answers are
-// therefore proofs within that depth.
+// therefore proofs within that depth. A third of the boards have a ply
+// limit a few stones on, which can end the game (a draw) before the five.
 func TestVCFAgainstExhaustive(t *testing.T) {
 	positions := 400
 	if testing.Short() {
@@ -131,8 +135,13 @@ func TestVCFAgainstExhaustive(t *testing.T) {
 	var cand []gomoku.Point
 	wins, none := 0, 0
 	for n := 0; n < positions; {
-		pos := NewPosition(gomoku.Options{Rule: gomoku.Rule(n % 2), Radius: 1})
-		for k := 0; k < 20+rng.IntN(30) && !pos.Board().Over(); k++ {
+		stones := 20 + rng.IntN(30)
+		opts := gomoku.Options{Rule: gomoku.Rule(n % 2), Radius: 1}
+		if n%3 == 2 {
+			opts.MaxPly = stones + 1 + rng.IntN(6)
+		}
+		pos := NewPosition(opts)
+		for k := 0; k < stones && !pos.Board().Over(); k++ {
 			var q gomoku.Point
 			q, cand = randomMove(rng, pos.Board(), cand)
 			must(t, pos.Play(q))

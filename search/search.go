@@ -149,6 +149,8 @@ type Searcher struct {
 	vcfLine   [2 * 64]gomoku.Point
 	rootMv    []scored
 	rootSc    []int
+	rootAll   bool // rootMv holds every move that can matter
+	lost      bool // an iteration found every root move lost
 	pointBuf  []gomoku.Point
 }
 
@@ -212,6 +214,9 @@ func (s *Searcher) Search(pos *patterns.Position, lim Limits) (Result, error) {
 	res, ok := s.decided()
 	if !ok {
 		res = s.iterate()
+		if res.Score >= mateBound {
+			res.PV = s.mateLine(res.PV)
+		}
 	}
 	res.Nodes, res.Positions = s.nodes, int64(pos.Puts()-puts)
 	res.Elapsed = time.Since(start)
@@ -246,11 +251,11 @@ func (s *Searcher) byRule() (Result, bool) {
 	case p.Count(patterns.MakesFive, opp) >= 1:
 		q := p.Set(patterns.MakesFive, opp).First()
 		r := Result{Move: q, PV: []gomoku.Point{q}, Reason: "blocks the four at " + q.String()}
-		if p.Count(patterns.MakesFive, opp) >= 2 {
+		if p.Count(patterns.MakesFive, opp) >= 2 && s.room(2) {
 			r.Score, r.Reason = -(Mate - 2), "blocks one of two five-points: lost"
 		}
 		return r, true
-	case !p.Set(patterns.MakesWin, me).Empty():
+	case !p.Set(patterns.MakesWin, me).Empty() && s.room(3):
 		q := p.Set(patterns.MakesWin, me).First()
 		return Result{Move: q, Score: Mate - 3, PV: s.openFourLine(q), Reason: "makes an open four"}, true
 	}
@@ -272,11 +277,11 @@ func (s *Searcher) byThreats() (Result, bool) {
 		}
 	}
 	if vctNodes > 0 {
-		line, ok, n := s.vct.run(p, me, s.cfg.VCTDepth, vctNodes, s.vcf, s.timeUp)
+		line, plies, n := s.vct.run(p, me, s.cfg.VCTDepth, vctNodes, s.vcf, s.timeUp)
 		s.nodes += int64(n)
-		if ok {
-			return Result{Move: line[0], Score: Mate - len(line), PV: line,
-				Reason: fmt.Sprintf("wins by continuous threats (VCT) in %d", len(line))}, true
+		if plies > 0 {
+			return Result{Move: line[0], Score: Mate - plies, PV: line,
+				Reason: fmt.Sprintf("wins by continuous threats (VCT) in %d", plies)}, true
 		}
 	}
 	return Result{}, false
@@ -326,8 +331,18 @@ func (s *Searcher) iterate() Result {
 			break
 		}
 		best = s.rootResult(d, score)
-		if IsMate(score) || len(s.rootMv) == 1 && d >= 2 {
+		if score >= mateBound || len(s.rootMv) == 1 && d >= 2 {
 			break
+		}
+		// A lost root is not given up: the search goes on deepening with
+		// the time it has, every root move in a full window, for the
+		// defence that holds out longest (see searchRoot), starting with
+		// this depth again.
+		if score <= -mateBound && !s.lost {
+			s.lost = true
+			if score = s.searchRoot(d); !s.aborted {
+				best = s.rootResult(d, score)
+			}
 		}
 		if !s.lim.Soft.IsZero() && time.Now().After(s.lim.Soft) {
 			break
@@ -336,26 +351,44 @@ func (s *Searcher) iterate() Result {
 	return best
 }
 
-// rootMoves lists the root's moves, best-ranked first.
+// rootMoves lists the root's moves, best-ranked first (RootWidth of them
+// unless forced; rootAll tells whether they are all, see generate).
 func (s *Searcher) rootMoves(me gomoku.Player) {
-	ms := s.generate(0, 99, me, s.cfg.RootWidth, gomoku.NoPoint)
-	s.rootMv = append(s.rootMv[:0], ms...)
+	ms, all := s.generate(0, 99, me, s.cfg.RootWidth, gomoku.NoPoint)
+	s.rootMv, s.rootAll, s.lost = append(s.rootMv[:0], ms...), all, false
 	s.rootSc = s.rootSc[:0]
 	for range s.rootMv {
 		s.rootSc = append(s.rootSc, -Inf)
 	}
 }
 
+// addRootRest appends the root's other moves (rest), once every move
+// searched has lost: the root is lost only if they all lose too.
+func (s *Searcher) addRootRest() {
+	for _, m := range s.rest(0, s.pos.Board().ToMove(), s.rootMv) {
+		s.rootMv = append(s.rootMv, m)
+		s.rootSc = append(s.rootSc, -Inf)
+	}
+	s.rootAll = true
+}
+
 // searchRoot searches every root move at depth d, reorders them by score
-// (stable) and returns the best score.
+// (stable) and returns the best score. When the root is lost (every move
+// loses) it searches every move in a full window, and among the moves
+// that hold out equally long it puts first those that make a four, then
+// a three: defences the opponent must answer, that give a weaker search
+// the most chances to go wrong.
 func (s *Searcher) searchRoot(d int) int {
 	p := s.pos
 	alpha := -Inf
-	for i, m := range s.rootMv {
+	for i := 0; i < len(s.rootMv); i++ {
+		m := s.rootMv[i]
 		p.Play(m.p)
 		s.nodes++
 		var sc int
-		if i == 0 || s.lim.RootExact {
+		if s.lost && !s.lim.RootExact {
+			sc = -s.pvs(d-1, 1, -Inf, Inf)
+		} else if i == 0 || s.lim.RootExact {
 			sc = -s.pvs(d-1, 1, -Inf, -alpha)
 			if s.lim.RootExact {
 				sc = -s.pvs(d-1, 1, -Inf, Inf)
@@ -377,15 +410,41 @@ func (s *Searcher) searchRoot(d int) int {
 			copy(s.pv[0][1:], s.pv[1][1:s.pvLen[1]])
 			s.pvLen[0] = max(s.pvLen[1], 1)
 		}
+		if i == len(s.rootMv)-1 && alpha <= -mateBound && !s.rootAll {
+			s.addRootRest()
+		}
 	}
 	// stable insertion sort by score, best first
 	for i := 1; i < len(s.rootMv); i++ {
-		for j := i; j > 0 && s.rootSc[j] > s.rootSc[j-1]; j-- {
+		for j := i; j > 0 && s.rootBefore(j, j-1); j-- {
 			s.rootSc[j], s.rootSc[j-1] = s.rootSc[j-1], s.rootSc[j]
 			s.rootMv[j], s.rootMv[j-1] = s.rootMv[j-1], s.rootMv[j]
 		}
 	}
 	return alpha
+}
+
+// rootBefore reports whether root move i goes before root move j: a
+// higher score, or, on a lost root, the same score and a stronger threat
+// of our own (a four, then a three).
+func (s *Searcher) rootBefore(i, j int) bool {
+	if s.rootSc[i] != s.rootSc[j] || !s.lost {
+		return s.rootSc[i] > s.rootSc[j]
+	}
+	return s.threatRank(s.rootMv[i].p) > s.threatRank(s.rootMv[j].p)
+}
+
+// threatRank is 2 for a root move that makes a four for the side to
+// move, 1 for one that makes a three, 0 otherwise.
+func (s *Searcher) threatRank(q gomoku.Point) int {
+	me := s.pos.Board().ToMove()
+	switch {
+	case s.pos.Has(q, patterns.MakesFour, me):
+		return 2
+	case s.pos.Has(q, patterns.MakesThree, me):
+		return 1
+	}
+	return 0
 }
 
 func (s *Searcher) rootResult(d, score int) Result {
@@ -467,55 +526,71 @@ func (s *Searcher) pvs(depth, ply int, alpha, beta int) int {
 		}
 	}
 	width := s.width(depth)
-	moves := s.generate(ply, depth, me, width, ttMove)
-	alphaOrig, best, bestMove := alpha, -Inf, gomoku.NoPoint
-	forced := nf == 1
-	for i, m := range moves {
-		nd := depth - 1
-		if forced && !s.cfg.NoExtensions && ply < maxPly-8 {
-			nd = depth // a forced block costs no depth
-		}
-		red := 0
-		if !s.cfg.NoLMR && depth >= 3 && i >= 3 && m.score < lmrQuiet && len(moves) > 4 {
-			red = 1
-			if i >= 8 && depth >= 5 {
-				red = 2
-			}
-		}
-		p.Play(m.p)
-		s.nodes++
-		var sc int
-		if i == 0 {
-			sc = -s.pvs(nd, ply+1, -beta, -alpha)
-		} else {
-			sc = -s.pvs(nd-red, ply+1, -alpha-1, -alpha)
-			if sc > alpha && red > 0 && !s.aborted {
-				sc = -s.pvs(nd, ply+1, -alpha-1, -alpha)
-			}
-			if sc > alpha && sc < beta && !s.aborted {
-				sc = -s.pvs(nd, ply+1, -beta, -alpha)
-			}
-		}
-		p.Undo()
-		if s.aborted {
-			return 0
-		}
-		if sc > best {
-			best, bestMove = sc, m.p
-			if sc > alpha {
-				alpha = sc
-				s.pv[ply][ply] = m.p
-				copy(s.pv[ply][ply+1:], s.pv[ply+1][ply+1:s.pvLen[ply+1]])
-				s.pvLen[ply] = max(s.pvLen[ply+1], ply+1)
-				if alpha >= beta {
-					s.cutoff(ply, depth, me, m.p)
-					break
-				}
-			}
-		}
-	}
+	moves, complete := s.generate(ply, depth, me, width, ttMove)
 	if len(moves) == 0 {
 		return 0 // no move: a full board is caught above; be safe
+	}
+	alphaOrig, best, bestMove := alpha, -Inf, gomoku.NoPoint
+	forced := nf == 1
+	first := 0 // the index of moves[0] among the node's moves
+search:
+	for {
+		for j, m := range moves {
+			i := first + j
+			nd := depth - 1
+			if forced && !s.cfg.NoExtensions && ply < maxPly-8 {
+				nd = depth // a forced block costs no depth
+			}
+			red := 0
+			if !s.cfg.NoLMR && depth >= 3 && i >= 3 && m.score < lmrQuiet && first+len(moves) > 4 {
+				red = 1
+				if i >= 8 && depth >= 5 {
+					red = 2
+				}
+			}
+			p.Play(m.p)
+			s.nodes++
+			var sc int
+			if i == 0 {
+				sc = -s.pvs(nd, ply+1, -beta, -alpha)
+			} else {
+				sc = -s.pvs(nd-red, ply+1, -alpha-1, -alpha)
+				if sc > alpha && red > 0 && !s.aborted {
+					sc = -s.pvs(nd, ply+1, -alpha-1, -alpha)
+				}
+				if sc > alpha && sc < beta && !s.aborted {
+					sc = -s.pvs(nd, ply+1, -beta, -alpha)
+				}
+			}
+			p.Undo()
+			if s.aborted {
+				return 0
+			}
+			if sc > best {
+				best, bestMove = sc, m.p
+				if sc > alpha {
+					alpha = sc
+					s.pv[ply][ply] = m.p
+					copy(s.pv[ply][ply+1:], s.pv[ply+1][ply+1:s.pvLen[ply+1]])
+					s.pvLen[ply] = max(s.pvLen[ply+1], ply+1)
+					if alpha >= beta {
+						s.cutoff(ply, depth, me, m.p)
+						break search
+					}
+				}
+			}
+			if first > 0 && best > -mateBound {
+				break search // the rest: one move that does not lose ends them
+			}
+		}
+		if complete || best > -mateBound || first > 0 {
+			break
+		}
+		// Every move kept loses: a loss is claimed only against every
+		// move, so the rest are searched too, in a window from the best
+		// loss (the longest one is the node's score), until one does not
+		// lose.
+		first, moves, alpha = len(moves), s.rest(ply, me, moves), best
 	}
 	bound := boundExact
 	switch {
@@ -569,11 +644,15 @@ func (s *Searcher) cutoff(ply, depth int, me gomoku.Player, q gomoku.Point) {
 // there is one (a block, the defences against open threes), otherwise the
 // best width cells near stones by pattern score (ties in point order, so
 // the set depends on the position only). The kept moves are then ordered:
-// the TT move, killers and history first among equals. Hot.
-func (s *Searcher) generate(ply, depth int, me gomoku.Player, width int, ttMove gomoku.Point) []scored {
+// the TT move, killers and history first among equals. complete reports
+// that the list holds every move that can change the outcome: a forced
+// set (any other move loses at once), or every cell near the stones; a
+// loss may be claimed only over a complete list (see rest). Hot.
+func (s *Searcher) generate(ply, depth int, me gomoku.Player, width int, ttMove gomoku.Point) (moves []scored, complete bool) {
 	p := s.pos
 	opp := me.Other()
 	buf := s.moves[ply][:0]
+	complete = true
 	switch {
 	case p.Count(patterns.MakesFive, opp) > 0:
 		buf = append(buf, scored{p.Set(patterns.MakesFive, opp).First(), 1 << 20})
@@ -588,11 +667,28 @@ func (s *Searcher) generate(ply, depth int, me gomoku.Player, width int, ttMove 
 		for q := range cands.All() {
 			buf = topInsert(buf, scored{q, s.moveScore(q, me)}, width)
 		}
+		complete = cands.Len() <= width
 	}
 	if s.prior != nil && (ply == 0 || depth >= s.priorDepth) && len(buf) > 1 {
 		s.applyPrior(buf)
 	}
 	s.order(buf, ply, me, ttMove)
+	return buf, complete
+}
+
+// rest lists the cells near stones that generate's moves left out, by
+// pattern score, best first (ties in point order: the list depends on the
+// position only). It reuses the buffer of ply, so moves must be done with.
+func (s *Searcher) rest(ply int, me gomoku.Player, moves []scored) []scored {
+	var kept gomoku.Set
+	for _, m := range moves {
+		kept.Add(m.p)
+	}
+	buf := s.moves[ply][:0]
+	for q := range s.pos.Board().CandidateSet().Minus(kept).All() {
+		buf = append(buf, scored{q, s.moveScore(q, me)})
+	}
+	sortScored(buf)
 	return buf
 }
 
@@ -689,10 +785,20 @@ func (s *Searcher) endScore(ply int) (int, bool) {
 	}
 	nf := p.Count(patterns.MakesFive, me.Other())
 	switch {
+	case nf >= 2 && !s.room(2):
+		return 0, true // our move ends the game by the ply limit: a draw
 	case nf >= 2:
 		return -(Mate - ply - 2), true
-	case nf == 0 && !p.Set(patterns.MakesWin, me).Empty():
+	case nf == 0 && !p.Set(patterns.MakesWin, me).Empty() && s.room(3):
 		return Mate - ply - 3, true
 	}
 	return 0, false
+}
+
+// room reports whether the board's ply limit leaves room for n more
+// stones: a win that needs more is a draw.
+func (s *Searcher) room(n int) bool {
+	b := s.pos.Board()
+	mp := b.Options().MaxPly
+	return mp == 0 || b.Stones()+n <= mp
 }

@@ -54,8 +54,10 @@ func twinConfig() Config {
 }
 
 // minimax is the slow twin of pvs: the same end rules, moves and
-// evaluation, every move searched with no window and no table.
-func minimax(s *Searcher, depth, ply int) int {
+// evaluation, every move searched with no window and no table. When every
+// move of a cut list loses, the rest are searched too, in rest's order,
+// until one does not lose (extras counts those nodes).
+func minimax(s *Searcher, depth, ply int, extras *int) int {
 	if v, ok := s.endScore(ply); ok {
 		return v
 	}
@@ -64,12 +66,25 @@ func minimax(s *Searcher, depth, ply int) int {
 	if depth <= 0 {
 		return s.evaluate(me)
 	}
-	moves := append([]scored(nil), s.generate(ply, depth, me, s.width(depth), gomoku.NoPoint)...)
+	gen, complete := s.generate(ply, depth, me, s.width(depth), gomoku.NoPoint)
+	moves := append([]scored(nil), gen...)
 	best := -Inf
 	for _, m := range moves {
 		p.Play(m.p)
-		best = max(best, -minimax(s, depth-1, ply+1))
+		best = max(best, -minimax(s, depth-1, ply+1, extras))
 		p.Undo()
+	}
+	if complete || best > -mateBound {
+		return best
+	}
+	*extras++
+	for _, m := range append([]scored(nil), s.rest(ply, me, moves)...) {
+		p.Play(m.p)
+		best = max(best, -minimax(s, depth-1, ply+1, extras))
+		p.Undo()
+		if best > -mateBound {
+			break
+		}
 	}
 	return best
 }
@@ -77,7 +92,9 @@ func minimax(s *Searcher, depth, ply int) int {
 // TestAlphaBetaMatchesMinimax: on 2,000+ seeded freestyle positions and
 // 500+ standard ones the alpha-beta with its transposition table (kept
 // across the positions, so stale and colliding entries are met) gives
-// exactly the minimax value at depths 1 to 3.
+// exactly the minimax value at depths 1 to 3 (and 1 to 5 with narrow
+// widths), lost nodes whose cut move
+// lists are searched on (rest) among them.
 func TestAlphaBetaMatchesMinimax(t *testing.T) {
 	runRules(t, []ruleCase{{gomoku.Freestyle, 1, 2400, 2000, 300, 200}, {gomoku.Standard, 31, 600, 500, 150, 100}},
 		4, 36, alphaBetaMatchesMinimax)
@@ -105,11 +122,22 @@ func runRules(t *testing.T, cases []ruleCase, lo, hi int, check func(*testing.T,
 }
 
 func alphaBetaMatchesMinimax(t *testing.T, positions []*patterns.Position, want int) {
-	s := New(twinConfig())
-	twin := New(twinConfig())
-	checked, mates := 0, 0
+	narrow := twinConfig()
+	narrow.Width, narrow.RootWidth = []int{1, 1, 2, 2, 2}, 3 // cut lists that all lose are met more often
+	for _, c := range []struct {
+		name     string
+		cfg      Config
+		maxDepth int
+	}{{"twin widths", twinConfig(), 3}, {"narrow widths", narrow, 5}} {
+		t.Run(c.name, func(t *testing.T) { alphaBetaMatchesMinimaxWith(t, positions, want, c.cfg, c.maxDepth) })
+	}
+}
+
+func alphaBetaMatchesMinimaxWith(t *testing.T, positions []*patterns.Position, want int, cfg Config, maxDepth int) {
+	s, twin := New(cfg), New(cfg)
+	checked, mates, extras := 0, 0, 0
 	for i, pos := range positions {
-		d := 1 + i%3
+		d := 1 + i%maxDepth
 		before := pos.Board().String()
 		res, err := s.Search(pos, Limits{Depth: d})
 		if err != nil {
@@ -126,8 +154,16 @@ func alphaBetaMatchesMinimax(t *testing.T, positions []*patterns.Position, want 
 		want := -Inf
 		for _, m := range twin.rootMv {
 			pos.Play(m.p)
-			want = max(want, -minimax(twin, res.Depth-1, 1))
+			want = max(want, -minimax(twin, res.Depth-1, 1, &extras))
 			pos.Undo()
+		}
+		if want <= -mateBound && !twin.rootAll { // a lost root searches all its moves
+			extras++
+			for _, m := range twin.rest(0, pos.Board().ToMove(), twin.rootMv) {
+				pos.Play(m.p)
+				want = max(want, -minimax(twin, res.Depth-1, 1, &extras))
+				pos.Undo()
+			}
 		}
 		if res.Score != want {
 			t.Fatalf("position %d depth %d:\n%s\nalpha-beta %d, minimax %d", i, res.Depth, pos.Board(), res.Score, want)
@@ -137,7 +173,10 @@ func alphaBetaMatchesMinimax(t *testing.T, positions []*patterns.Position, want 
 		}
 		checked++
 	}
-	t.Logf("%d positions compared (%d with mate scores)", checked, mates)
+	t.Logf("%d positions compared (%d with mate scores, %d lost nodes searched on)", checked, mates, extras)
+	if extras == 0 && maxDepth >= 5 {
+		t.Errorf("no lost node searched on: the check of rest is empty")
+	}
 	if checked < want {
 		t.Fatalf("only %d of %d positions reached the alpha-beta, want %d", checked, len(positions), want)
 	}

@@ -24,10 +24,17 @@ type vctSearch struct {
 	cut      bool
 	noVCF    bool // tests: threes and fours only, no VCF shortcut
 	vcf      *patterns.VCFTable
-	win      map[uint64]gomoku.Point // attacker node → its winning move (vcfMark: a VCF wins)
-	fail     map[uint64]int          // attacker node → depth known not to win
+	win      map[uint64]vctWin // attacker node → its winning move
+	fail     map[uint64]int    // attacker node → depth known not to win
 	bufs     [64][]gomoku.Point
 	vcfLine  [128]gomoku.Point
+}
+
+// vctWin is a proven attacker node's winning move (vcfMark: a VCF wins)
+// and the plies to the five against the longest answer in its proof.
+type vctWin struct {
+	move  gomoku.Point
+	plies int
 }
 
 // vcfMark marks an attacker node won by a VCF (read back by running it).
@@ -38,20 +45,30 @@ const vctVCFNodes = 2000
 
 // run searches a VCT for side on pos within depth threat moves and
 // maxNodes nodes; stop, if not nil, is polled. It returns the line
-// (attacker and defender moves alternating, ending in a five; the
-// defender's moves are one of its best tries) and the nodes used.
-func (v *vctSearch) run(pos *patterns.Position, side gomoku.Player, depth, maxNodes int, vcf *patterns.VCFTable, stop func() bool) ([]gomoku.Point, bool, int) {
+// (attacker and defender moves alternating, ending in a five; at each
+// defender node the answer that holds out longest in the proof), its
+// length in plies (0: no win found; a bound on the win's length against
+// every defence) and the nodes used.
+func (v *vctSearch) run(pos *patterns.Position, side gomoku.Player, depth, maxNodes int, vcf *patterns.VCFTable, stop func() bool) ([]gomoku.Point, int, int) {
 	v.pos, v.a, v.d, v.vcf, v.stop = pos, side, side.Other(), vcf, stop
 	v.nodes, v.maxNodes, v.nextPoll, v.cut = 0, maxNodes, 0, false
 	if v.win == nil {
-		v.win, v.fail = map[uint64]gomoku.Point{}, map[uint64]int{}
+		v.win, v.fail = map[uint64]vctWin{}, map[uint64]int{}
 	}
 	clear(v.win)
 	clear(v.fail)
-	if pos.Board().Over() || !v.attack(min(depth, len(v.bufs)-1)) {
-		return nil, false, v.nodes
+	if pos.Board().Over() {
+		return nil, 0, v.nodes
 	}
-	return v.line(), true, v.nodes
+	plies := v.attack(min(depth, len(v.bufs)-1))
+	if plies == 0 {
+		return nil, 0, v.nodes
+	}
+	line := v.line()
+	if line == nil {
+		return nil, 0, v.nodes // a table collision or a bug: no win rather than a wrong one
+	}
+	return line, plies, v.nodes
 }
 
 // poll sets the next poll 256 nodes on and reports whether stop, if
@@ -61,70 +78,89 @@ func (v *vctSearch) poll() bool {
 	return v.stop != nil && v.stop()
 }
 
-// attack: the attacker to move; does it win by threats within depth?
-// Hot (every VCT node) and kept in one piece: the node's hash and the
-// win/fail tables are written on every exit. Guarded by BenchmarkKnownWins.
-func (v *vctSearch) attack(depth int) bool {
+// attack: the attacker to move; does it win by threats within depth? It
+// returns the plies to the five against the defender's longest answer in
+// the proof it found (0: no win found), an upper bound on the win's
+// length. Hot (every VCT node) and kept in one piece: the node's hash and
+// the win/fail tables are written on every exit. Guarded by
+// BenchmarkKnownWins.
+func (v *vctSearch) attack(depth int) int {
 	if v.nodes >= v.maxNodes || v.nodes >= v.nextPoll && v.poll() {
 		v.cut = true
-		return false
+		return 0
 	}
 	v.nodes++
 	p := v.pos
+	if p.Board().Over() { // a draw by the ply limit (the defender's five is caught by defend)
+		return 0
+	}
 	h := p.Board().Hash()
 	if f := p.Set(patterns.MakesFive, v.a).First(); f != gomoku.NoPoint {
-		v.win[h] = f
-		return true
+		v.win[h] = vctWin{f, 1}
+		return 1
 	}
 	switch n := p.Count(patterns.MakesFive, v.d); {
 	case n >= 2:
-		return false
+		return 0
 	case n == 1: // the block is forced; the threats must still stand after it
 		g := p.Set(patterns.MakesFive, v.d).First()
 		if p.Put(g, v.a) != nil {
-			return false
+			return 0
 		}
-		ok := p.Board().Winner() == v.a || v.defend(depth)
+		plies := 1
+		if p.Board().Winner() != v.a {
+			plies = v.defend(depth)
+			if plies > 0 {
+				plies++
+			}
+		}
 		p.Undo()
-		if ok {
-			v.win[h] = g
+		if plies > 0 {
+			v.win[h] = vctWin{g, plies}
 		}
-		return ok
+		return plies
 	}
-	if w := p.Set(patterns.MakesWin, v.a).First(); w != gomoku.NoPoint {
-		v.win[h] = w
-		return true
+	if w := p.Set(patterns.MakesWin, v.a).First(); w != gomoku.NoPoint && v.room(3) {
+		v.win[h] = vctWin{w, 3}
+		return 3
 	}
 	if depth == 0 {
-		return false
+		return 0
 	}
 	if d, ok := v.fail[h]; ok && d >= depth {
-		return false
+		return 0
 	}
 	if !v.noVCF && !p.Set(patterns.MakesFour, v.a).Empty() {
-		_, ok, n := patterns.VCF(p, v.a, patterns.Limits{MaxNodes: vctVCFNodes, MaxDepth: 20, Table: v.vcf, Line: v.vcfLine[:0]})
+		line, ok, n := patterns.VCF(p, v.a, patterns.Limits{MaxNodes: vctVCFNodes, MaxDepth: 20, Table: v.vcf, Line: v.vcfLine[:0]})
 		v.nodes += n
 		if ok {
-			v.win[h] = vcfMark
-			return true
+			v.win[h] = vctWin{vcfMark, len(line)}
+			return len(line)
 		}
 	}
 	for _, m := range v.threats(depth) {
 		if p.Put(m, v.a) != nil {
 			continue
 		}
-		ok := v.defend(depth - 1)
+		plies := v.defend(depth - 1)
 		p.Undo()
-		if ok {
-			v.win[h] = m
-			return true
+		if plies > 0 {
+			v.win[h] = vctWin{m, plies + 1}
+			return plies + 1
 		}
 		if v.cut {
-			return false
+			return 0
 		}
 	}
 	v.fail[h] = depth
-	return false
+	return 0
+}
+
+// room reports whether the board's ply limit leaves room for n more
+// stones (a win that needs more is a draw).
+func (v *vctSearch) room(n int) bool {
+	mp := v.pos.Board().Options().MaxPly
+	return mp == 0 || v.pos.Board().Stones()+n <= mp
 }
 
 // threats lists the attacker's threat moves: double threats first, then
@@ -141,39 +177,45 @@ func (v *vctSearch) threats(depth int) []gomoku.Point {
 }
 
 // defend: the defender to move; does the attacker win whatever it does?
-func (v *vctSearch) defend(depth int) bool {
+// It returns the plies to the five against the longest answer (0: the
+// defender holds).
+func (v *vctSearch) defend(depth int) int {
 	v.nodes++
 	p := v.pos
-	if !p.Set(patterns.MakesFive, v.d).Empty() {
-		return false
+	if !p.Set(patterns.MakesFive, v.d).Empty() || p.Board().Over() {
+		return 0
 	}
 	var replies gomoku.Set
 	switch n := p.Count(patterns.MakesFive, v.a); {
 	case n >= 2:
-		return true
+		if !v.room(2) {
+			return 0
+		}
+		return 2
 	case n == 1:
 		replies.Add(p.Set(patterns.MakesFive, v.a).First())
 	case !p.Set(patterns.MakesWin, v.a).Empty():
 		replies = p.Defences(v.d)
 	default:
-		return false // no threat: the defender is free
+		return 0 // no threat: the defender is free
 	}
+	longest := 0
 	for r := range replies.All() {
 		if p.Put(r, v.d) != nil {
 			continue
 		}
-		ok := v.attack(depth)
+		plies := v.attack(depth)
 		p.Undo()
-		if !ok {
-			return false
+		if plies == 0 {
+			return 0
 		}
+		longest = max(longest, plies+1)
 	}
-	return true
+	return longest
 }
 
 // line reads the proven line back from the win table, choosing at each
-// defender node the answer that holds out longest among those it tries
-// first (the block, else the first defence).
+// defender node the answer that holds out longest (reply).
 func (v *vctSearch) line() []gomoku.Point {
 	p := v.pos
 	var line []gomoku.Point
@@ -188,12 +230,13 @@ func (v *vctSearch) line() []gomoku.Point {
 		if b.Winner() != gomoku.Empty {
 			return line
 		}
-		m, ok := p.Set(patterns.MakesFive, v.a).First(), true
+		m := p.Set(patterns.MakesFive, v.a).First()
 		if m == gomoku.NoPoint {
-			m, ok = v.win[b.Hash()]
-		}
-		if !ok {
-			return nil // a table collision or a bug: no line rather than a wrong one
+			w, ok := v.win[b.Hash()]
+			if !ok {
+				return nil // a table collision or a bug: no line rather than a wrong one
+			}
+			m = w.move
 		}
 		if m == vcfMark {
 			vl, ok, _ := patterns.VCF(p, v.a, patterns.Limits{MaxNodes: 1 << 20, MaxDepth: 30, Table: v.vcf})
@@ -221,14 +264,29 @@ func (v *vctSearch) line() []gomoku.Point {
 }
 
 // reply picks the defender's move when reading a line back: block a
-// five-point, else a defence (the first of Defences), else any stopper.
+// five-point, else, of the answers defend tried (Defences), the one the
+// attacker's proof takes longest to beat.
 func (v *vctSearch) reply() gomoku.Point {
 	p := v.pos
 	if f := p.Set(patterns.MakesFive, v.a).First(); f != gomoku.NoPoint {
 		return f
 	}
-	if !p.Set(patterns.MakesWin, v.a).Empty() {
-		return p.Defences(v.d).First()
+	if p.Set(patterns.MakesWin, v.a).Empty() {
+		return gomoku.NoPoint
 	}
-	return gomoku.NoPoint
+	best, longest := gomoku.NoPoint, -1
+	for r := range p.Defences(v.d).All() {
+		if p.Put(r, v.d) != nil {
+			continue
+		}
+		k := 1
+		if p.Set(patterns.MakesFive, v.a).Empty() {
+			k = v.win[p.Board().Hash()].plies
+		}
+		p.Undo()
+		if k > longest {
+			best, longest = r, k
+		}
+	}
+	return best
 }

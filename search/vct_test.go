@@ -120,7 +120,8 @@ func vctMatchesExhaustive(t *testing.T, positions []*patterns.Position, want int
 			continue // too big for the twin
 		}
 		before := pos.Board().String()
-		line, got, _ := v.run(pos, me, depth, 1<<30, vcf, nil)
+		line, plies, _ := v.run(pos, me, depth, 1<<30, vcf, nil)
+		got := plies > 0
 		if pos.Board().String() != before {
 			t.Fatalf("position %d: VCT did not restore the board", i)
 		}
@@ -130,6 +131,9 @@ func vctMatchesExhaustive(t *testing.T, positions []*patterns.Position, want int
 		if got {
 			if why := refereeLine(pos.Board(), line); why != "" {
 				t.Fatalf("position %d: line %v: %s\n%s", i, line, why, pos.Board())
+			}
+			if len(line) != plies {
+				t.Fatalf("position %d: a win in %d plies, line %v", i, plies, line)
 			}
 			wins++
 		}
@@ -141,34 +145,40 @@ func vctMatchesExhaustive(t *testing.T, positions []*patterns.Position, want int
 	}
 }
 
-// TestSearchLinesRefereed: every winning line Search returns (by rule, VCF
-// or VCT) is replayed and judged by gomoku, under both rules.
+// TestSearchLinesRefereed: every winning line Search returns (by rule,
+// VCF, VCT or the alpha-beta, whose principal variation mateLine carries
+// on to the five) is replayed and judged by gomoku, under both rules; the
+// lines are as long as the wins they announce.
 func TestSearchLinesRefereed(t *testing.T) {
-	t.Run("freestyle", func(t *testing.T) { searchLinesRefereed(t, randomPositions(12, 160, 8, 40), 30) })
-	t.Run("standard", func(t *testing.T) { searchLinesRefereed(t, rulePositions(gomoku.Standard, 14, 100, 8, 40), 15) })
+	t.Run("freestyle", func(t *testing.T) { searchLinesRefereed(t, randomPositions(12, 160, 8, 40), 30, 10) })
+	t.Run("standard", func(t *testing.T) { searchLinesRefereed(t, rulePositions(gomoku.Standard, 14, 100, 8, 40), 15, 5) })
 }
 
-func searchLinesRefereed(t *testing.T, positions []*patterns.Position, want int) {
+func searchLinesRefereed(t *testing.T, positions []*patterns.Position, want, wantSearch int) {
 	s := New(DefaultConfig())
-	checked := 0
+	checked, bySearch := 0, 0
 	for i, pos := range positions {
 		res, err := s.Search(pos, Limits{Nodes: 20000})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if MatePlies(res.Score) <= 0 || res.Depth > 0 {
-			continue // not won, or won by the alpha-beta (its PV need not be complete)
+		if MatePlies(res.Score) <= 0 {
+			continue
 		}
 		if why := refereeLine(pos.Board(), res.PV); why != "" {
 			t.Fatalf("position %d (%s): line %v: %s\n%s", i, res.Reason, res.PV, why, pos.Board())
 		}
-		if len(res.PV) != MatePlies(res.Score) {
-			t.Fatalf("position %d: score says a win in %d, line has %d plies", i, MatePlies(res.Score), len(res.PV))
-		}
 		checked++
+		if res.Depth > 0 {
+			bySearch++
+		}
+		if len(res.PV) != MatePlies(res.Score) {
+			t.Fatalf("position %d (%s): score says a win in %d, line has %d plies", i, res.Reason, MatePlies(res.Score), len(res.PV))
+		}
 	}
-	if checked < want {
-		t.Fatalf("only %d won positions, want %d", checked, want)
+	t.Logf("%d won positions, %d by the alpha-beta", checked, bySearch)
+	if checked < want || bySearch < wantSearch {
+		t.Fatalf("only %d won positions (%d by the alpha-beta), want %d (%d)", checked, bySearch, want, wantSearch)
 	}
 }
 
@@ -198,9 +208,9 @@ func TestVCTPollsStop(t *testing.T) {
 			last = p
 		}
 		calls := 0
-		_, ok, n2 := v.run(pos, pos.Board().ToMove(), 10, 20000, vcf, func() bool { calls++; return calls == 3 })
-		if ok || calls != 3 || n2 >= n {
-			t.Errorf("position %d: stopped at the third poll: win %v, %d polls, %d of %d nodes", i, ok, calls, n2, n)
+		_, plies, n2 := v.run(pos, pos.Board().ToMove(), 10, 20000, vcf, func() bool { calls++; return calls == 3 })
+		if plies > 0 || calls != 3 || n2 >= n {
+			t.Errorf("position %d: stopped at the third poll: win in %d, %d polls, %d of %d nodes", i, plies, calls, n2, n)
 		}
 	}
 	if long < 3 {

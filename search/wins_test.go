@@ -138,8 +138,8 @@ func buildWins(t *testing.T) {
 				continue
 			}
 			v.noVCF = false
-			line, ok, _ := v.run(pos, winner, 12, 150_000, vcf, nil)
-			if !ok {
+			line, plies, _ := v.run(pos, winner, 12, 150_000, vcf, nil)
+			if plies == 0 {
 				break // the win began later
 			}
 			if len(line) >= 9 && !shortWin(pos, winner) {
@@ -182,8 +182,8 @@ func shortWin(pos *patterns.Position, me gomoku.Player) bool {
 		return true
 	}
 	v := vctSearch{noVCF: true}
-	_, ok, _ := v.run(pos, me, 3, 1<<18, patterns.NewVCFTable(4), nil)
-	return ok
+	_, plies, _ := v.run(pos, me, 3, 1<<18, patterns.NewVCFTable(4), nil)
+	return plies > 0
 }
 
 // BenchmarkKnownWins: one op solves every position of the suite from a
