@@ -244,7 +244,7 @@ func (l *Loop) generation(ctx context.Context, g int, cur models) (Record, model
 			rec.Draws++
 		}
 	}
-	if _, err := l.db.AddTeacherGames(ctx, games); err != nil {
+	if err := l.store(ctx, games); err != nil {
 		return rec, models{}, err
 	}
 	rec.Games = len(games)
@@ -297,9 +297,9 @@ func (l *Loop) play(ctx context.Context, g int, cur models) ([]store.TeacherGame
 				if i >= len(out) {
 					return
 				}
-				rng := rand.New(rand.NewPCG(splitmix.Derive(l.cfg.Seed, 0x7eac, uint64(g), uint64(i)), 0))
+				rng := rand.New(rand.NewPCG(selfplay.TeacherSeed(l.cfg.Seed, g, i), 0))
 				tg := t.Play(rng)
-				out[i] = store.TeacherGame{Gen: g, Game: i, Moves: tg.Moves, Book: tg.Book, Teacher: tg.Teacher, Winner: tg.Winner}
+				out[i] = tg.Stored(g, i)
 				if n := done.Add(1); n%int64(max(1, len(out)/10)) == 0 {
 					l.logf("gen %d: %d/%d teacher games", g, n, len(out))
 				}
@@ -311,6 +311,24 @@ func (l *Loop) play(ctx context.Context, g int, cur models) ([]store.TeacherGame
 		return nil, err
 	}
 	return out, nil
+}
+
+// store publishes the games as a teacher shard in a folder of the models'
+// directory and merges it.
+func (l *Loop) store(ctx context.Context, games []store.TeacherGame) error {
+	if err := os.MkdirAll(l.dir, 0o755); err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp(l.dir, "shards-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	path, err := store.WriteTeacherShard(ctx, dir, l.db.Config(), games, nil)
+	if err == nil {
+		_, err = l.db.Merge(ctx, path)
+	}
+	return err
 }
 
 // fit builds the window's sets and fits both models, saved to Dir.
