@@ -209,7 +209,7 @@ func importNames(f *ast.File) map[string]string {
 var goroutines = map[string]string{
 	"forest/fit.go":         "Fit's bounded pool of workers, waited for before Fit returns",
 	"arena/match.go":        "MatchFactories' workers (Config.Concurrency), waited for before it returns",
-	"coordinator/run.go":    "the training job's merger and one reader per worker process, done before Run returns",
+	"coordinator/job.go":    "a job's merger and one reader per worker process, done before Run or PlayTeacher returns",
 	"loop/loop.go":          "a generation's teacher games on Config.Workers goroutines, waited for before play returns",
 	"gomocup/think.go":      "the engine's Move for one turn, waited for before the turn's call returns",
 	"internal/cli/lines.go": "the commands' input reader (internal/cli is the commands' scaffold)",
