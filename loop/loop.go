@@ -434,11 +434,12 @@ func (l *Loop) lead(ctx context.Context, m store.LoopMember, g int, cur models, 
 
 // fit builds the window's sets and fits both models, saved to Dir.
 func (l *Loop) fit(ctx context.Context, g int, rec *Record) (models, error) {
-	s, err := build(ctx, l.db, l.cfg, max(1, g-l.cfg.Window+1), g)
+	from := max(1, g-l.cfg.Window+1)
+	s, err := build(ctx, l.db, l.cfg, from, g, nil)
 	if err != nil {
 		return models{}, err
 	}
-	rec.Samples, rec.HeldOut, rec.Skipped = s.samples, s.heldOut, s.skipped
+	rec.Samples, rec.Skipped = s.samples, s.skipped
 	rec.PolicyRows, rec.ValueRows = len(s.policyY), len(s.valueY)
 	if rec.Samples == 0 || len(s.valueY) == 0 {
 		return models{}, errors.New("loop: the games gave no samples")
@@ -455,9 +456,15 @@ func (l *Loop) fit(ctx context.Context, g int, rec *Record) (models, error) {
 	if err != nil {
 		return models{}, err
 	}
-	rec.Top1, rec.AUC = groupMetrics(pm.Forest, s.testX, s.testY, s.groups, policy.NumHistoryFeatures)
-	rec.ValueAUC = auc(vm.Forest, s.testValueX, s.testValueY, policy.NumValueFeatures)
-	rec.Top1, rec.AUC, rec.ValueAUC = defined(rec.Top1), defined(rec.AUC), defined(rec.ValueAUC)
+	s = nil // the training rows: the memory the held-out pass may take
+	t, err := build(ctx, l.db, l.cfg, from, g, &measure{policy: pm.Forest, value: vm.Forest})
+	if err != nil {
+		return models{}, err
+	}
+	rec.HeldOut, rec.Skipped = t.heldOut, rec.Skipped+t.skipped
+	rec.Top1 = defined(forest.GroupTop1(t.scores, t.labels, t.groups))
+	rec.AUC = defined(forest.GroupAUC(t.scores, t.labels, t.groups))
+	rec.ValueAUC = defined(forest.AUC(t.valueScores, t.valueLabels, nil))
 	rec.PolicyModel = l.modelFile(g, store.RolePolicy)
 	rec.ValueModel = l.modelFile(g, store.RoleValue)
 	if _, err := pm.SaveFile(rec.PolicyModel); err != nil {
@@ -475,25 +482,6 @@ func defined(x float64) float64 {
 		return -1
 	}
 	return x
-}
-
-func groupMetrics(f *forest.Model, x []float64, y, groups []int, cols int) (top1, a float64) {
-	scores, labels := predict(f, x, y, cols)
-	return forest.GroupTop1(scores, labels, groups), forest.GroupAUC(scores, labels, groups)
-}
-
-func auc(f *forest.Model, x []float64, y []int, cols int) float64 {
-	scores, labels := predict(f, x, y, cols)
-	return forest.AUC(scores, labels, nil)
-}
-
-func predict(f *forest.Model, x []float64, y []int, cols int) ([]float64, []bool) {
-	scores, labels := make([]float64, len(y)), make([]bool, len(y))
-	for i := range y {
-		scores[i] = f.PredictClass1(x[i*cols : (i+1)*cols])
-		labels[i] = y[i] == 1
-	}
-	return scores, labels
 }
 
 // save records the generation: its model files first when the store
