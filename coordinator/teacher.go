@@ -22,23 +22,23 @@ import (
 // Gen of the learning loop (package loop), each seeded from (Seed, Gen,
 // game) alone (selfplay.TeacherSeed), by the search with Nodes nodes a
 // move ordered by the policy model and evaluated with the value model,
-// from Openings openings generated from OpeningsSeed. It travels to the
-// worker processes as JSON, so a worker plays exactly what the loop
-// plans, whichever game it is given.
+// from the openings of the Openings file (written with WriteOpenings: the
+// loop generates a generation's openings once, which takes seconds). It
+// travels to the worker processes as JSON, so a worker plays exactly what
+// the loop plans, whichever game it is given.
 type TeacherConfig struct {
-	Rule         string  `json:"rule"`
-	Radius       int     `json:"radius"`
-	Nodes        int64   `json:"nodes"`
-	Explore      int     `json:"explore"`
-	Margin       int     `json:"margin"`
-	Openings     int     `json:"openings"`
-	OpeningsSeed uint64  `json:"openings_seed"`
-	Seed         uint64  `json:"seed"`
-	Gen          int     `json:"gen"`
-	Policy       string  `json:"policy"`          // the policy model's file (the search's prior)
-	Value        string  `json:"value,omitempty"` // the value model's file ("" none)
-	PriorDepth   int     `json:"prior_depth"`     // see arena.SearchConfig
-	ValueScale   float64 `json:"value_scale"`
+	Rule       string  `json:"rule"`
+	Radius     int     `json:"radius"`
+	Nodes      int64   `json:"nodes"`
+	Explore    int     `json:"explore"`
+	Margin     int     `json:"margin"`
+	Openings   string  `json:"openings"` // the openings' file
+	Seed       uint64  `json:"seed"`
+	Gen        int     `json:"gen"`
+	Policy     string  `json:"policy"`          // the policy model's file (the search's prior)
+	Value      string  `json:"value,omitempty"` // the value model's file ("" none)
+	PriorDepth int     `json:"prior_depth"`     // see arena.SearchConfig
+	ValueScale float64 `json:"value_scale"`
 }
 
 // Validate checks the configuration (not its files).
@@ -47,8 +47,8 @@ func (c *TeacherConfig) Validate() error {
 	if _, err := gomoku.ParseRule(c.Rule); err != nil {
 		errs = append(errs, err)
 	}
-	if c.Openings < 1 || c.Gen < 0 || c.Policy == "" || c.PriorDepth < 0 {
-		errs = append(errs, fmt.Errorf("teacher: want openings ≥ 1, generation ≥ 0, a policy model and prior depth ≥ 0 (have %d, %d, %q, %d)",
+	if c.Openings == "" || c.Gen < 0 || c.Policy == "" || c.PriorDepth < 0 {
+		errs = append(errs, fmt.Errorf("teacher: want an openings file, generation ≥ 0, a policy model and prior depth ≥ 0 (have %q, %d, %q, %d)",
 			c.Openings, c.Gen, c.Policy, c.PriorDepth))
 	}
 	if err := c.selfplay(nil).Validate(); err != nil {
@@ -62,14 +62,14 @@ func (c *TeacherConfig) selfplay(openings [][]gomoku.Point) selfplay.TeacherConf
 	return selfplay.TeacherConfig{Rule: rule, Radius: c.Radius, Nodes: c.Nodes, Explore: c.Explore, Margin: c.Margin, Openings: openings}
 }
 
-// NewTeacher returns the teacher c describes: its openings generated, its
+// NewTeacher returns the teacher c describes: its openings read, its
 // models loaded and checked against the games' rule and radius.
 func (c *TeacherConfig) NewTeacher() (*selfplay.Teacher, error) {
 	rule, err := gomoku.ParseRule(c.Rule)
 	if err != nil {
 		return nil, err
 	}
-	ops, err := arena.GenerateOpenings(c.OpeningsSeed, c.Openings, rule)
+	ops, err := arena.ReadOpeningsFile(c.Openings)
 	if err != nil {
 		return nil, err
 	}
@@ -98,6 +98,24 @@ func (c *TeacherConfig) NewTeacher() (*selfplay.Teacher, error) {
 		t.Searcher().SetValue(policy.NewValuer(vm), c.ValueScale)
 	}
 	return t, nil
+}
+
+// WriteOpenings writes the openings to path (atomically), as
+// TeacherConfig.Openings reads them: one a line, as offsets from the
+// centre (arena.ParseOpenings), in order.
+func WriteOpenings(path string, ops []arena.Opening, header string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n", header)
+	for _, o := range ops {
+		for i, p := range o.Moves {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%d,%d", p.X()-gomoku.Size/2, p.Y()-gomoku.Size/2)
+		}
+		b.WriteString("\n")
+	}
+	return policy.WriteFileAtomic(path, []byte(b.String()))
 }
 
 // playTeacher is a teacher worker: it makes its teacher, writes "playing"

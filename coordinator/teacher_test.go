@@ -10,20 +10,40 @@ import (
 	"testing"
 	"time"
 
+	"ocvist/arena"
 	"ocvist/data"
+	"ocvist/gomoku"
 	"ocvist/selfplay"
 	"ocvist/store"
 )
 
 // teacherConfig is a cheap teacher of generation 1 over the shipped
-// generation-0 policy, whose file it writes in dir.
-func teacherConfig(t *testing.T, dir string) TeacherConfig {
+// generation-0 policy and n generated openings, whose files it writes in
+// dir.
+func teacherConfig(t testing.TB, dir string, n int) TeacherConfig {
 	t.Helper()
 	policy := filepath.Join(dir, "gen-000.policy.ocf")
 	if err := os.WriteFile(policy, data.Model20261121, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return TeacherConfig{Rule: "freestyle", Radius: 2, Nodes: 300, Explore: 2, Margin: 30, Openings: 4, OpeningsSeed: 3,
+	ops, err := arena.GenerateOpenings(3, n, gomoku.Freestyle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	openings := filepath.Join(dir, "gen-001.openings")
+	if err := WriteOpenings(openings, ops, "test"); err != nil {
+		t.Fatal(err)
+	}
+	back, err := arena.ReadOpeningsFile(openings)
+	if err != nil || len(back) != n {
+		t.Fatalf("openings read back: %d, %v", len(back), err)
+	}
+	for i := range ops {
+		if !reflect.DeepEqual(back[i].Moves, ops[i].Moves) {
+			t.Fatalf("opening %d: wrote %v, read %v", i, ops[i].Moves, back[i].Moves)
+		}
+	}
+	return TeacherConfig{Rule: "freestyle", Radius: 2, Nodes: 300, Explore: 2, Margin: 30, Openings: openings,
 		Seed: 7, Gen: 1, Policy: policy, PriorDepth: 4, ValueScale: 300}
 }
 
@@ -50,7 +70,7 @@ func teacherJob(t *testing.T, db store.Store, m store.LoopMember, plan store.Tea
 func TestTeacherJob(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	tc := teacherConfig(t, dir)
+	tc := teacherConfig(t, dir, 4)
 	plan := store.TeacherPlan{Gen: 1, Games: 10, Block: 3}
 	teacher, err := tc.NewTeacher()
 	if err != nil {

@@ -132,6 +132,8 @@ type Loop struct {
 	// Poll is how often a member that waits for the others (their games,
 	// the leader's fit) looks again (default 2 s).
 	Poll time.Duration
+	// openingsOf is the generation whose openings' file Dir holds.
+	openingsOf int
 }
 
 // New returns a loop over db whose generation 0 is the policy model start.

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 
+	"ocvist/arena"
 	"ocvist/coordinator"
 	"ocvist/internal/splitmix"
 	"ocvist/store"
@@ -35,15 +38,41 @@ func (l *Loop) plan(ctx context.Context, g int) (store.TeacherPlan, error) {
 	return plan, nil
 }
 
+// openings generates generation g's openings (from the seed alone) and
+// writes them to gen-NNN.openings in Dir for the workers, once per
+// generation and Loop.
+func (l *Loop) openings(g int) (string, error) {
+	path := filepath.Join(l.dir, fmt.Sprintf("gen-%03d.openings", g))
+	if l.openingsOf == g {
+		return path, nil
+	}
+	ops, err := arena.GenerateOpenings(splitmix.Derive(l.cfg.Seed, 0x0be7, uint64(g)), l.cfg.Openings, l.cfg.Rule)
+	if err == nil {
+		err = os.MkdirAll(l.dir, 0o755)
+	}
+	if err == nil {
+		err = coordinator.WriteOpenings(path, ops, fmt.Sprintf("generation %d's %d openings of the learning loop of seed %d", g, len(ops), l.cfg.Seed))
+	}
+	if err != nil {
+		return "", fmt.Errorf("loop: openings of generation %d: %w", g, err)
+	}
+	l.openingsOf = g
+	return path, nil
+}
+
 // play plays, as member m, the games of claim c of generation plan.Gen and
 // of the next blocks it can claim, with cfg.Workers teacher workers over
 // the models cur, and merges them (coordinator.PlayTeacher); stored is how
 // many of the generation's games were in when it began.
 func (l *Loop) play(ctx context.Context, m store.LoopMember, plan store.TeacherPlan, cur models, c store.Claim, stored int64) error {
 	g := plan.Gen
+	openings, err := l.openings(g)
+	if err != nil {
+		return err
+	}
 	tc := coordinator.TeacherConfig{
 		Rule: l.cfg.Rule.String(), Radius: l.cfg.Radius, Nodes: l.cfg.Nodes, Explore: l.cfg.Explore, Margin: l.cfg.Margin,
-		Openings: l.cfg.Openings, OpeningsSeed: splitmix.Derive(l.cfg.Seed, 0x0be7, uint64(g)), Seed: l.cfg.Seed, Gen: g,
+		Openings: openings, Seed: l.cfg.Seed, Gen: g,
 		Policy: cur.policyFile, Value: cur.valueFile, PriorDepth: TeacherPriorDepth, ValueScale: l.cfg.ValueScale,
 	}
 	first := &c
