@@ -63,12 +63,9 @@ func (b *ByteSize) Set(s string) error {
 // memory flat. The first hold is the one warning line; the summary counts
 // them all. It runs in the main loop only.
 func (j *job) admit(w *worker) {
-	if !j.gated() {
-		return
-	}
 	n, bound := j.st.backlogBytes.Load(), int64(j.cfg.Backlog)
-	if n < bound || j.stopping {
-		w.goAhead()
+	if bound <= 0 || n < bound || j.stopping {
+		j.kind.proceed(w)
 		return
 	}
 	if j.holding() == 0 {
@@ -91,7 +88,8 @@ func (j *job) throttle() {
 	j.pausedFor += time.Since(j.pausedAt)
 	for _, w := range j.workers {
 		if w.held {
-			w.goAhead()
+			w.held = false
+			j.kind.proceed(w)
 		}
 	}
 }
@@ -120,11 +118,14 @@ func (j *job) holding() (n int) {
 	return n
 }
 
-// goAhead tells a worker to play on: a line on its stdin. A worker that
-// has exited meanwhile cannot read it, which does no harm.
-func (w *worker) goAhead() {
+// goAhead tells a self-play worker to play on: a line on its stdin. A
+// worker that has exited meanwhile cannot read it, which does no harm.
+func (w *worker) goAhead() { w.tell("go") }
+
+// tell writes a line to the worker's stdin.
+func (w *worker) tell(line string) {
 	w.held = false
-	io.WriteString(w.gate, "go\n")
+	io.WriteString(w.gate, line+"\n")
 }
 
 // backlogBound is the bound -backlog b sets on a disk with free bytes

@@ -30,6 +30,7 @@ func TestByteSize(t *testing.T) {
 func gateJob(n int, bound ByteSize) (*job, []*bytes.Buffer, *bytes.Buffer) {
 	log := &bytes.Buffer{}
 	j := &job{cfg: Config{Backlog: bound}, log: log, shards: make(chan string, 100)}
+	j.kind = selfPlay{j}
 	var bufs []*bytes.Buffer
 	for i := range n {
 		b := &bytes.Buffer{}

@@ -23,6 +23,10 @@ type progressState struct {
 	busy         string        // what the merger is doing ("" idle)
 	stored       bool          // false: storing off
 	starting     bool          // no worker plays yet
+	// A teacher job's: what its games are ("gen 3") and the generation's
+	// quota (total is then its games stored).
+	label string
+	quota int64
 }
 
 // progress prints a live line on a terminal (rewritten in place each
@@ -73,6 +77,9 @@ func (p *progress) end() {
 // -games at the rate so far) plus the time to merge the shards waiting now
 // at the rate merging has kept.
 func (s progressState) String() string {
+	if s.label != "" {
+		return s.teacherLine()
+	}
 	if s.starting {
 		line := "starting: the workers load the blacklist and the model"
 		if s.busy != "" {
@@ -114,6 +121,28 @@ func (s progressState) String() string {
 		if s.busy != "" {
 			line += "  " + s.busy
 		}
+	}
+	return line + fmt.Sprintf("  played %s  eta %s", s.elapsed.Round(time.Second), eta)
+}
+
+// teacherLine is a teacher job's line: its games, the generation's games
+// stored of its quota, the backlog and what the merger does.
+func (s progressState) teacherLine() string {
+	if s.starting {
+		return s.label + ": starting: the workers load the models"
+	}
+	rate := 0.0
+	if sec := s.elapsed.Seconds(); sec > 0 {
+		rate = float64(s.played) / sec
+	}
+	eta := "-"
+	if rate > 0 && s.target > s.played {
+		eta = time.Duration(float64(s.target-s.played) / rate * float64(time.Second)).Round(time.Second).String()
+	}
+	line := fmt.Sprintf("%s: teacher games %d  %.2f games/s  stored %d of %d  backlog %d shards %s",
+		s.label, s.played, rate, s.total, s.quota, s.backlog, HumanBytes(s.backlogBytes))
+	if s.busy != "" {
+		line += "  " + s.busy
 	}
 	return line + fmt.Sprintf("  played %s  eta %s", s.elapsed.Round(time.Second), eta)
 }

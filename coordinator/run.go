@@ -1,7 +1,6 @@
 package coordinator
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,74 +11,12 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"syscall"
 	"time"
 
 	"ocvist/internal/splitmix"
 	"ocvist/internal/stop"
 	"ocvist/store"
 )
-
-// job is one "train run" in progress: the coordinator's state. The
-// coordinator's goroutines: the main loop (signals, worker events, the
-// progress line), one reader per worker, and the merger, which alone uses
-// the database while the workers run.
-type job struct {
-	lastPrune time.Time     // of a PostgreSQL store (see Config.PruneEvery)
-	pruneDone chan struct{} // closed when its prune beside the merges is done
-	cfg       Config
-	db        store.Store
-	dir       *jobDir // the job's own shard folder
-	shardDir  string  // its path
-	out, log  io.Writer
-	start     time.Time
-	before    int64 // games in the database when the run started
-	workers   []*worker
-	events    chan event
-	shards    chan string // published shards, in order, for the merger
-	merged    chan struct{}
-	st        jobStats
-	playStart time.Time // when the first worker began to play
-	playEnd   time.Time // when the last worker exited
-	ready     int       // workers that have begun to play
-	mu        sync.Mutex
-	failed    []string
-	// The backlog bound (see admit), kept by the main loop; drained tells
-	// it that a merge has made room.
-	drained   chan struct{}
-	quit      <-chan struct{} // closed when the run is interrupted
-	stopping  bool
-	pauses    int // times workers were held (none held before)
-	pausedAt  time.Time
-	pausedFor time.Duration
-	// abandon, closed when the finishing merges are cut short by a stop:
-	// the merger leaves the shards still waiting for the next run.
-	abandon chan struct{}
-}
-
-// jobStats are the figures the progress line reads without waiting for a
-// merge.
-type jobStats struct {
-	merged       atomic.Int64 // games merged by this run
-	backlog      atomic.Int64 // shards published and not yet merged
-	backlogGames atomic.Int64
-	backlogBytes atomic.Int64
-	peakBacklog  atomic.Int64 // bytes
-	peakShards   atomic.Int64 // shards waiting at once
-	positions    atomic.Int64 // positions in the database, as last counted
-	dbBytes      atomic.Int64 // database file, young runs and shards
-	peakDB       atomic.Int64
-	busy         atomic.Value // what the merger is doing, for the progress line
-	pruning      atomic.Value // how far a PostgreSQL prune beside the merges is ("" none)
-}
-
-func (j *job) fail(msg string) {
-	j.mu.Lock()
-	j.failed = append(j.failed, msg)
-	j.mu.Unlock()
-}
 
 // Run is one "train run": it starts cfg.Workers worker processes, merges
 // their shards as they come, prunes, and when they are done (the limits of
@@ -98,8 +35,8 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		return err
 	}
 	j := &job{cfg: cfg, out: stdout, log: stderr, start: time.Now()}
+	j.kind = selfPlay{j}
 	j.st.busy.Store("")
-	j.st.pruning.Store("")
 	j.st.positions.Store(-1)
 	if !cfg.Game.Store {
 		return j.runInMemory(ctx)
@@ -109,10 +46,7 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	j.shards = make(chan string, 1<<16)
-	j.merged, j.abandon = make(chan struct{}), make(chan struct{})
-	j.drained, j.quit = make(chan struct{}, 1), ctx.Done()
-	go j.merger(ctx)
+	j.startMerger(ctx)
 	if err := j.startWorkers(runIndex); err != nil {
 		j.stopWorkers()
 		j.wait(stop.Next(ctx))
@@ -129,6 +63,34 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	}
 	return j.finish(fctx, interrupted)
 }
+
+// selfPlay is the kind of a "train run" job: self-play workers that wait
+// for a go-ahead after each shard when the backlog is bounded; each merge
+// is followed by a prune (which does nothing until young runs are due).
+type selfPlay struct{ j *job }
+
+func (selfPlay) line(*worker, string) bool { return false }
+
+func (k selfPlay) published(w *worker) {
+	if k.j.gated() {
+		k.j.admit(w)
+	}
+}
+
+func (selfPlay) proceed(w *worker) { w.goAhead() }
+
+// merged counts the games, measures the disk and prunes: young runs
+// expire as the games go by, so pruning after each merge costs nothing
+// until one does, and keeps the disk bounded. The prunes while the
+// workers play end with ctx: the final prune does their work.
+func (k selfPlay) merged(ctx context.Context, res store.MergeResult) {
+	j := k.j
+	j.st.merged.Add(res.Games)
+	j.measureDisk(stop.Next(ctx))
+	j.prune(ctx)
+}
+
+func (selfPlay) progress(*progressState) {}
 
 // close releases what open took.
 func (j *job) close() {
@@ -193,33 +155,6 @@ func (j *job) open(ctx context.Context) (int, error) {
 	return runIndex, nil
 }
 
-// untilServer runs step, and again while it fails because the server is
-// away (store.ErrServer), 1 s doubling to 30 s apart, saying so once,
-// until it succeeds, fails otherwise or ctx ends. Every step of the
-// start-up can be run again.
-func (j *job) untilServer(ctx context.Context, step func() error) error {
-	wait := time.Second
-	for warned := false; ; {
-		err := step()
-		if !errors.Is(err, store.ErrServer) || ctx.Err() != nil {
-			if warned && err == nil {
-				fmt.Fprintln(j.log, "server back: starting")
-			}
-			return err
-		}
-		if !warned {
-			fmt.Fprintf(j.log, "warning: %v\nwaiting for the server (trying again every 1s to 30s; Ctrl-C stops)\n", err)
-			warned = true
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, 30*time.Second)
-	}
-}
-
 // record saves the run's configuration and seed in the database and
 // returns the run's index (1 for the first run on a database).
 func (j *job) record(ctx context.Context) (int, error) {
@@ -252,30 +187,35 @@ func ReportAdopted(w io.Writer, a Adopted) {
 	if a.Discarded > 0 {
 		fmt.Fprintf(w, "discarded %d unfinished shard(s) of an interrupted run\n", a.Discarded)
 	}
-	if a.Shards > 0 {
+	switch {
+	case a.Shards > 0 && a.Teacher > 0:
+		fmt.Fprintf(w, "merged %d shard(s) left by an earlier run: %d games, %d teacher games\n", a.Shards, a.Games, a.Teacher)
+	case a.Shards > 0:
 		fmt.Fprintf(w, "merged %d shard(s) left by an earlier run: %d games\n", a.Shards, a.Games)
 	}
 }
 
 // MergeWaiting merges the shards waiting in dir and deletes each once it is
-// in the ledger (a shard already merged before a crash is only deleted).
-func MergeWaiting(ctx context.Context, db store.Store, dir string) (n int, games int64, err error) {
+// in the ledger (a shard already merged before a crash is only deleted). It
+// returns how many it merged, with their games and teacher games.
+func MergeWaiting(ctx context.Context, db store.Store, dir string) (n int, games, teacher int64, err error) {
 	left, err := store.ListShards(dir)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	for _, p := range left {
 		res, err := db.Merge(ctx, p)
 		if err != nil {
-			return n, games, err
+			return n, games, teacher, err
 		}
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return n, games, fmt.Errorf("remove merged shard: %w", err)
+			return n, games, teacher, fmt.Errorf("remove merged shard: %w", err)
 		}
 		n++
 		games += res.Games
+		teacher += res.TeacherGames
 	}
-	return n, games, nil
+	return n, games, teacher, nil
 }
 
 func (j *job) limitText() string {
@@ -286,24 +226,6 @@ func (j *job) limitText() string {
 		return fmt.Sprintf("%d games", j.cfg.Games)
 	}
 	return fmt.Sprintf("for %v", j.cfg.Duration)
-}
-
-// worker is one worker process as the coordinator sees it.
-type worker struct {
-	index  int
-	cmd    *exec.Cmd
-	played atomic.Int64 // games finished, as last reported (set by the reader)
-	done   bool
-	gate   io.Writer // the worker's stdin, for go-aheads (see job.admit)
-	held   bool      // published a shard and waits for a go-ahead
-}
-
-// event is a line from a worker, or its exit.
-type event struct {
-	w      *worker
-	line   string
-	exited bool
-	err    error
 }
 
 // startWorkers starts the worker processes (none for a worker whose share
@@ -319,34 +241,14 @@ func (j *job) startWorkers(runIndex int) error {
 		if j.cfg.Games > 0 && games == 0 {
 			continue
 		}
-		if err := j.startWorker(i, exec.Command(self, j.workerArgs(runIndex, i, games)...)); err != nil {
+		args := j.workerArgs(runIndex, i, games)
+		if j.gated() {
+			args = append(args, "-gate")
+		}
+		if err := j.startWorker(i, exec.Command(self, args...), j.gated()); err != nil {
 			return err
 		}
 	}
-	return nil
-}
-
-// startWorker starts worker i's process with its pipes.
-func (j *job) startWorker(i int, cmd *exec.Cmd) error {
-	w := &worker{index: i, cmd: cmd, gate: io.Discard}
-	if j.gated() {
-		cmd.Args = append(cmd.Args, "-gate")
-		var err error
-		if w.gate, err = cmd.StdinPipe(); err != nil {
-			return err
-		}
-	}
-	cmd.Stderr = j.log
-	cmd.SysProcAttr = workerProcAttr()
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start worker %d: %w", i, err)
-	}
-	j.workers = append(j.workers, w)
-	go j.read(w, stdout)
 	return nil
 }
 
@@ -374,183 +276,6 @@ func (j *job) workerArgs(runIndex, i, games int) []string {
 		args = append(args, "-db", j.cfg.DB, "-dir", j.shardDir)
 	}
 	return args
-}
-
-// read forwards a worker's lines and then its exit to the coordinator;
-// "played N" lines only update the worker's count.
-func (j *job) read(w *worker, r io.Reader) {
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		if n, ok := strings.CutPrefix(sc.Text(), "played "); ok {
-			if v, err := strconv.ParseInt(n, 10, 64); err == nil {
-				w.played.Store(v)
-				continue
-			}
-		}
-		j.events <- event{w: w, line: sc.Text()}
-	}
-	j.events <- event{w: w, exited: true, err: w.cmd.Wait()}
-}
-
-// stopWorkers asks every running worker to finish its game, publish and exit.
-func (j *job) stopWorkers() {
-	for _, w := range j.workers {
-		if !w.done && w.cmd.Process != nil {
-			w.cmd.Process.Signal(syscall.SIGTERM)
-		}
-	}
-}
-
-// wait runs the coordinator's main loop until every worker has exited:
-// it hands published shards to the merger and shows progress, which never
-// waits for a merge. It reports whether the run was interrupted.
-func (j *job) wait(ctx context.Context) (interrupted bool) {
-	p := newProgress(j.log, j.cfg.Progress)
-	tick := time.NewTicker(p.interval())
-	defer tick.Stop()
-	running := len(j.workers)
-	done := ctx.Done()
-	for running > 0 {
-		select {
-		case <-done:
-			interrupted = true
-			done = nil
-			p.end()
-			fmt.Fprintln(j.log, "stopping: workers finish their game and publish it")
-			j.stopping = true
-			j.throttle()
-			j.stopWorkers()
-		case ev := <-j.events:
-			if ev.exited {
-				running--
-				j.exited(ev.w)
-				if ev.err != nil {
-					j.fail(fmt.Sprintf("worker %d: %v", ev.w.index, ev.err))
-					p.end()
-					fmt.Fprintf(j.log, "worker %d failed (%v); its unpublished games are lost\n", ev.w.index, ev.err)
-				}
-				continue
-			}
-			j.handle(ev)
-		case <-j.drained:
-			j.throttle()
-		case <-tick.C:
-			p.show(j.snapshot())
-		}
-	}
-	j.playEnd = time.Now()
-	p.show(j.snapshot())
-	p.end()
-	return interrupted
-}
-
-// handle acts on one line from a worker: "published PATH GAMES BYTES",
-// or "playing" when it begins to play (its -duration starts then).
-func (j *job) handle(ev event) {
-	if ev.line == "playing" {
-		if j.ready++; j.ready == 1 {
-			j.playStart = time.Now()
-		}
-		return
-	}
-	f := strings.Fields(ev.line)
-	if len(f) == 4 && f[0] == "published" && j.shards != nil {
-		games, _ := strconv.ParseInt(f[2], 10, 64)
-		size, _ := strconv.ParseInt(f[3], 10, 64)
-		peak(&j.st.peakShards, j.st.backlog.Add(1))
-		j.st.backlogGames.Add(games)
-		peak(&j.st.peakBacklog, j.st.backlogBytes.Add(size))
-		j.shards <- f[1]
-		j.admit(ev.w)
-		return
-	}
-	fmt.Fprintf(j.log, "worker %d: unexpected line %q\n", ev.w.index, ev.line)
-}
-
-func peak(p *atomic.Int64, v int64) {
-	for {
-		old := p.Load()
-		if v <= old || p.CompareAndSwap(old, v) {
-			return
-		}
-	}
-}
-
-// merger merges published shards in order, deleting each once merged, and
-// prunes whenever the young runs have grown enough (see pruneDue). Its
-// merges end at the stop after ctx's (stop.Next): a graceful stop merges
-// what the workers finished. The prunes while the workers play end with
-// ctx: the final prune does their work.
-func (j *job) merger(ctx context.Context) {
-	defer close(j.merged)
-	mctx := stop.Next(ctx)
-	for path := range j.shards {
-		select {
-		case <-j.abandon: // the shards wait for the next run
-			continue
-		default:
-		}
-		size := fileSize(path)
-		j.st.busy.Store("merging")
-		res, err := j.mergeRetrying(mctx, path)
-		if err == nil {
-			err = os.Remove(path)
-		}
-		j.st.backlog.Add(-1)
-		j.st.backlogBytes.Add(-size)
-		j.st.backlogGames.Add(-res.Games)
-		select {
-		case j.drained <- struct{}{}:
-		default:
-		}
-		if err != nil {
-			if mctx.Err() == nil {
-				j.fail(err.Error())
-				fmt.Fprintf(j.log, "merge failed, shard kept for the next run: %v\n", err)
-			}
-			continue
-		}
-		j.st.merged.Add(res.Games)
-		j.measureDisk(mctx)
-		// Young runs expire as the games go by: pruning after each merge
-		// costs nothing until one does, and keeps the disk bounded.
-		j.prune(ctx)
-		j.st.busy.Store("")
-	}
-	if j.pruneDone != nil {
-		<-j.pruneDone
-	}
-}
-
-// mergeRetrying merges the shard at path; while the server is away
-// (store.ErrServer) it keeps the shard on disk and retries with backoff,
-// 1 s doubling to 30 s, saying so once per outage, until the merge goes
-// through or ctx ends (the shard then waits for the next run).
-func (j *job) mergeRetrying(ctx context.Context, path string) (store.MergeResult, error) {
-	wait := time.Second
-	for warned := false; ; {
-		res, err := j.db.Merge(ctx, path)
-		if !errors.Is(err, store.ErrServer) || ctx.Err() != nil {
-			if warned && err == nil {
-				fmt.Fprintf(j.log, "server back: merging the %d waiting shard(s)\n", j.st.backlog.Load())
-			}
-			return res, err
-		}
-		if !warned {
-			fmt.Fprintf(j.log, "warning: %v\nthe workers keep playing; their shards wait in %s (%d now, %s; -backlog %s) and are merged when the server is back\n",
-				err, j.shardDir, j.st.backlog.Load(), HumanBytes(j.st.backlogBytes.Load()), backlogText(j.cfg.Backlog))
-			warned = true
-		}
-		j.st.busy.Store("waiting for the server")
-		select {
-		case <-ctx.Done():
-			return res, ctx.Err()
-		case <-j.quit: // interrupted: the shard waits for the next run
-			return res, err
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, 30*time.Second)
-	}
 }
 
 // pruneBatch is how many due young runs the coordinator expires at once
@@ -652,47 +377,6 @@ func (j *job) measureDisk(ctx context.Context) {
 	}
 	j.st.dbBytes.Store(n)
 	peak(&j.st.peakDB, n)
-}
-
-// joinBusy is what the merger and a prune beside it are doing.
-func joinBusy(merger, prune string) string {
-	if merger != "" && prune != "" {
-		return merger + ", " + prune
-	}
-	return merger + prune
-}
-
-// elapsedPlay is how long the workers have played so far.
-func (j *job) elapsedPlay() time.Duration {
-	switch {
-	case j.playStart.IsZero():
-		return 0
-	case !j.playEnd.IsZero():
-		return j.playTime()
-	}
-	return time.Since(j.playStart)
-}
-
-// snapshot gathers what the progress line shows.
-func (j *job) snapshot() progressState {
-	var played int64
-	for _, w := range j.workers {
-		played += w.played.Load()
-	}
-	s := progressState{
-		played: played, merged: j.st.merged.Load(), total: j.before + j.st.merged.Load(),
-		backlog: j.st.backlog.Load(), backlogBytes: j.st.backlogBytes.Load(), backlogGames: j.st.backlogGames.Load(),
-		positions: j.st.positions.Load(), dbBytes: j.st.dbBytes.Load(),
-		elapsed: j.elapsedPlay(), busy: joinBusy(j.st.busy.Load().(string), j.st.pruning.Load().(string)),
-		stored: j.db != nil, starting: j.playStart.IsZero(),
-	}
-	if j.cfg.Games > 0 {
-		s.target = int64(j.cfg.Games)
-	}
-	if j.cfg.Duration > 0 {
-		s.deadline = j.cfg.Duration
-	}
-	return s
 }
 
 // finish merges what is left, prunes and concludes, and prints the
@@ -808,23 +492,6 @@ func (j *job) summary(pr store.PruneResult) {
 	}
 }
 
-// playTime is how long the workers played: from the first one's start of
-// play to the last one's exit (none if none began).
-func (j *job) playTime() time.Duration {
-	if j.playStart.IsZero() || j.playEnd.Before(j.playStart) {
-		return 0
-	}
-	return j.playEnd.Sub(j.playStart)
-}
-
-// startup is the time before the first worker began to play.
-func (j *job) startup() time.Duration {
-	if j.playStart.IsZero() {
-		return j.playEnd.Sub(j.start)
-	}
-	return j.playStart.Sub(j.start)
-}
-
 // runInMemory runs the workers with storing off and prints their rate.
 func (j *job) runInMemory(ctx context.Context) error {
 	fmt.Fprintf(j.log, "train run (storing off): %d workers, seed %d, %s (ocvist %s)\n",
@@ -845,23 +512,9 @@ func (j *job) runInMemory(ctx context.Context) error {
 	return nil
 }
 
-func rate(n int64, d time.Duration) float64 {
-	if d <= 0 {
-		return 0
-	}
-	return float64(n) / d.Seconds()
-}
-
 // workerSeed derives a worker's seed from the run's seed, the run's index
 // in the database and the worker's index (the SplitMix64 finaliser), so
 // that resumed runs and different workers never replay the same games.
 func WorkerSeed(seed uint64, run, index int) uint64 {
 	return splitmix.Mix(seed + uint64(run)*splitmix.Golden + uint64(index+1)*0xbf58476d1ce4e5b9)
-}
-
-func fileSize(path string) int64 {
-	if fi, err := os.Stat(path); err == nil {
-		return fi.Size()
-	}
-	return 0
 }

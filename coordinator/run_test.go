@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -24,7 +25,9 @@ import (
 // TestMain makes it a worker then, shaped by OCVIST_TEST_WORKER:
 // "delay=D" loads D longer before it plays (a large blacklist, a slow
 // server); "idle" never plays, and exits when stopped, as a worker stopped
-// while loading does; otherwise it is the real worker.
+// while loading does; "die-at-played=N" is killed (SIGKILL) as soon as it
+// has said "played N" (a teacher worker says it after every game);
+// otherwise it is the real worker.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "worker" {
 		os.Exit(testWorker(os.Args[2:]))
@@ -54,26 +57,51 @@ func testWorker(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	w, gate, err := config()
+	w, input, err := config()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	if gate {
-		ch := make(chan struct{})
-		go func() {
-			defer close(ch)
-			for sc := bufio.NewScanner(os.Stdin); sc.Scan(); {
-				ch <- struct{}{}
-			}
-		}()
-		w.Gate = ch
+	var out io.Writer = os.Stdout
+	if n, ok := strings.CutPrefix(mode, "die-at-played="); ok {
+		out = dieAt{os.Stdout, "played " + n + "\n"}
 	}
-	if err := Work(ctx, w, os.Stdout); err != nil {
+	if input {
+		w.In = stdinLines()
+	}
+	if err := Work(ctx, w, out); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return 0
+}
+
+// stdinLines delivers the lines of stdin, as the train command's worker
+// does.
+func stdinLines() <-chan string {
+	ch := make(chan string)
+	go func() {
+		defer close(ch)
+		for sc := bufio.NewScanner(os.Stdin); sc.Scan(); {
+			ch <- sc.Text()
+		}
+	}()
+	return ch
+}
+
+// dieAt passes a worker's lines on and kills the worker once it has
+// written the line at.
+type dieAt struct {
+	w  io.Writer
+	at string
+}
+
+func (d dieAt) Write(p []byte) (int, error) {
+	n, err := d.w.Write(p)
+	if string(p) == d.at {
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	}
+	return n, err
 }
 
 // testConfig is a one-worker run into a new database in a temporary

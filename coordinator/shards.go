@@ -82,6 +82,7 @@ type Adopted struct {
 	Discarded int   // unfinished shards of those jobs, removed
 	Shards    int   // sealed shards merged
 	Games     int64 // their games
+	Teacher   int64 // their teacher games (the learning loop's)
 }
 
 // AdoptShards merges the shards that dead jobs left under root (folders
@@ -139,10 +140,11 @@ func (a *Adopted) adopt(ctx context.Context, db store.Store, dir string, remove 
 	if err != nil {
 		return err
 	}
-	n, games, err := MergeWaiting(ctx, db, dir)
+	n, games, teacher, err := MergeWaiting(ctx, db, dir)
 	a.Discarded += len(removed)
 	a.Shards += n
 	a.Games += games
+	a.Teacher += teacher
 	if err != nil || !remove {
 		return err
 	}

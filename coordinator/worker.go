@@ -15,6 +15,10 @@ import (
 // WorkerConfig is what one worker process is told by the coordinator
 // (as the flags of "train worker").
 type WorkerConfig struct {
+	// Teacher, if set, makes the worker a teacher worker (PlayTeacher),
+	// which plays what it claims and ignores the fields of self-play
+	// (Game, DB, Games, Duration).
+	Teacher  *TeacherConfig
 	Game     GameConfig
 	DB       string // the main database, read for the blacklist ("" none)
 	Dir      string // the shard directory ("": storing off)
@@ -22,10 +26,12 @@ type WorkerConfig struct {
 	Seed     uint64
 	Games    int           // games to play (0: for Duration)
 	Duration time.Duration // play this long from the first game (0: no limit)
-	// Gate, if not nil, gives the coordinator's go-ahead after each
-	// published shard (see job.admit): a value, or its close, which lets
-	// the worker go on for good (the coordinator is gone).
-	Gate <-chan struct{}
+	// In, if not nil, gives the coordinator's lines (the worker's stdin),
+	// and is closed at its end: a self-play worker's go-ahead after each
+	// published shard (see job.admit), any line, or the close, which lets
+	// the worker go on for good (the coordinator is gone); a teacher
+	// worker's answers to its claims.
+	In <-chan string
 }
 
 // Work is one worker process: it loads what it plays with, writes
@@ -33,10 +39,14 @@ type WorkerConfig struct {
 // them in memory and publishes them as sealed shard files in Dir, writing
 // "published PATH GAMES BYTES" for each and "played N" as it goes. When
 // ctx ends or its parent process dies, it publishes the games it finished
-// and returns nil.
+// and returns nil. A teacher worker plays the games it claims instead
+// (see playTeacher).
 func Work(ctx context.Context, cfg WorkerConfig, out io.Writer) error {
+	if cfg.Teacher != nil {
+		return playTeacher(ctx, cfg, out)
+	}
 	w := &selfplayWorker{cfg: cfg.Game, dir: cfg.Dir, index: cfg.Index, seed: cfg.Seed, duration: cfg.Duration, out: out}
-	w.gate = cfg.Gate
+	w.gate = cfg.In
 	return w.run(ctx, cfg.DB, cfg.Games)
 }
 
@@ -51,7 +61,7 @@ type selfplayWorker struct {
 	out      io.Writer
 	played   int64
 	shards   int
-	gate     <-chan struct{} // go-aheads after a publish (nil: none asked)
+	gate     <-chan string // go-aheads after a publish (nil: none asked)
 }
 
 func (w *selfplayWorker) run(ctx context.Context, dbPath string, games int) error {

@@ -16,7 +16,10 @@ type Config struct {
 	Rule   gomoku.Rule `json:"-"`
 	Radius int         `json:"radius"` // candidate radius of games and features
 
-	Games   int   `json:"games"`   // teacher games per generation
+	Games int `json:"games"` // teacher games per generation
+	// Block is how many games a member claims at once (store.TeacherPlan):
+	// who plays a game never changes it.
+	Block   int   `json:"block"`
 	Nodes   int64 `json:"nodes"`   // the teacher's node budget per move
 	Explore int   `json:"explore"` // plies after the opening played among near-best moves
 	Margin  int   `json:"margin"`  // how near: root scores within Margin of the best
@@ -74,8 +77,13 @@ const TeacherValueScale = 300
 // TeacherValueScale it is the recipe's, whatever play uses.
 const TeacherPriorDepth = 4
 
-// DefaultConfig is the recipe of the shipped model (data/README.md)
-// without its seed.
+// DefaultConfig is the configuration of "train loop" without flags: the
+// shipped model's recipe (data/README.md) but its seed and the settings
+// its command line gives (-games, -nodes, -window, -gate-games, -workers).
+// A generation is 8,000 games, about 160,000 positions with a choice (20
+// or so a game), the window of 2 about 320,000: measured, the fit's
+// memory peaks at about 5 KB a training position (1.5 GB), and the games
+// take about 10 minutes on 2 cores.
 func DefaultConfig() Config {
 	pf := forest.DefaultConfig()
 	pf.Trees, pf.MaxDepth, pf.MinLeaf = 48, 14, 10
@@ -83,7 +91,7 @@ func DefaultConfig() Config {
 	vf.Trees, vf.MaxDepth, vf.MinLeaf = 16, 10, 40
 	return Config{
 		Rule: gomoku.Freestyle, Radius: 2,
-		Games: 1200, Nodes: 3000, Explore: 6, Margin: 30, Openings: 400,
+		Games: 8000, Block: 16, Nodes: 3000, Explore: 6, Margin: 30, Openings: 400,
 		Window: 2, Negatives: 4, Holdout: 0.1,
 		Policy: pf, Value: vf, ValueScale: TeacherValueScale,
 		Gate:        Gate{MaxGames: 600, MinPairs: 30, Elo0: 0, Elo1: 40},
@@ -100,9 +108,9 @@ func (c Config) Validate() error {
 	switch {
 	case err != nil:
 		return fmt.Errorf("loop: %w", err)
-	case c.Games < 10 || c.Openings < 1 || c.Window < 1 || c.Negatives < 1 || c.Workers < 1:
-		return fmt.Errorf("loop: want games >= 10, openings, window, negatives and workers >= 1 (have %d, %d, %d, %d, %d)",
-			c.Games, c.Openings, c.Window, c.Negatives, c.Workers)
+	case c.Games < 10 || c.Block < 1 || c.Openings < 1 || c.Window < 1 || c.Negatives < 1 || c.Workers < 1:
+		return fmt.Errorf("loop: want games >= 10, block, openings, window, negatives and workers >= 1 (have %d, %d, %d, %d, %d, %d)",
+			c.Games, c.Block, c.Openings, c.Window, c.Negatives, c.Workers)
 	case !(c.Holdout > 0 && c.Holdout < 0.5):
 		return fmt.Errorf("loop: holdout %v out of range (0, 0.5)", c.Holdout)
 	case c.Gate.MaxGames < 2 || c.AnchorGames < 2 || c.Gate.MaxGames%2 != 0 || c.AnchorGames%2 != 0:

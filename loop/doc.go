@@ -7,9 +7,13 @@
 //  1. plays Config.Games teacher games (selfplay.Teacher: the search with a
 //     node budget, ordered by the adopted policy model and evaluated with
 //     the adopted value model; exploration among near-best root moves for
-//     the first plies) on Config.Workers goroutines, each game seeded from
-//     (Seed, g, game index) alone, and appends them to the store
-//     (store.AddTeacherGames: once per (g, game));
+//     the first plies), each seeded from (Seed, g, game index) alone
+//     (selfplay.TeacherSeed), on Config.Workers worker processes
+//     (coordinator.PlayTeacher): every game keeps the teacher's move and
+//     its search (score, depth, every root move's score) per ply, the
+//     outcome and the generation, and is published in a sealed teacher
+//     shard and merged into the store exactly once (store.Merge), like a
+//     self-play game;
 //  2. builds training sets from the games of the last Config.Window
 //     generations, split by game (a game's positions are all held out or
 //     all used): policy rows are the teacher's move (label 1) and
@@ -28,8 +32,45 @@
 //     interval lies above 50%; the record says what decided;
 //  5. measures the new policy's Elo against fixed anchors (random,
 //     patterns, the generation-0 policy) with 95% intervals;
-//  6. records it all (store.Generation, Details as JSON of Record).
+//  6. records it all (store.Generation, Details as JSON of Record), the
+//     models first where the store keeps them (store.ModelStore).
 //
 // Everything is drawn from seeds: the same Config and database give the
-// same games, the same samples and byte-identical models.
+// same games, the same samples and byte-identical models, however many
+// workers or machines play them and whatever stopped the loop on the way.
+//
+// # Who plays what: plans, claims and the lead
+//
+// A Run is a member of the database's loop (store.LoopMember). A
+// generation's quota is recorded as its plan (store.TeacherPlan: the
+// games, cut into blocks of Config.Block, and the recipe — Config but the
+// workers and the block — which every member must share, or it is
+// refused). A member claims one block at a time for its workers: the
+// lowest block never claimed, or, when there is none, the lowest block
+// whose member is gone with games missing, of which it gets only the
+// missing games. Its teacher job merges the shards its workers publish.
+// Once every game of the generation is stored, the member that takes the
+// lead fits, gates and records it; the others wait for the record, load
+// the models it names (fetched from the database when it keeps them) and
+// go on with the next generation. A member waits for the others (games
+// still being played, a fit) by looking again every Loop.Poll.
+//
+// On a SQLite database the process is the only member (one writer). On a
+// PostgreSQL database every machine that runs the loop is one: a member
+// lives as long as its session advisory lock, which the server releases
+// when its process or connection dies; the lead is another advisory lock,
+// held for the fit, gate and record. So no game is played twice while its
+// player lives, a dead machine's unfinished blocks are played by the
+// others, and a fit survives its leader: the next member to take the lead
+// fits the same games into the same models.
+//
+// # Resume
+//
+// Run first merges the shards that an earlier job on this machine left
+// (coordinator.AdoptShards: a stopped or crashed loop's published games),
+// then goes on where the database is: a generation with a record is done;
+// one with all its games in is fitted without playing; otherwise the
+// blocks claimed by a gone member (the crashed run) give the games still
+// missing, and only those are played. A game finished but not published
+// when its worker died is played again — the same game.
 package loop

@@ -55,7 +55,7 @@ func TestGateTooSmallForSPRT(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var rec Record
-			if err := l.judge(ctx, 1, models{1, tt.next, nil}, models{0, tt.cur, nil}, &rec); err != nil {
+			if err := l.judge(ctx, 1, models{gen: 1, policy: tt.next}, models{gen: 0, policy: tt.cur}, &rec); err != nil {
 				t.Fatal(err)
 			}
 			g := rec.Gate

@@ -6,22 +6,20 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
+	"slices"
 	"time"
 
 	"ocvist/arena"
+	"ocvist/coordinator"
 	"ocvist/forest"
 	"ocvist/gomoku"
 	"ocvist/internal/splitmix"
 	"ocvist/patterns"
 	"ocvist/policy"
-	"ocvist/search"
-	"ocvist/selfplay"
 	"ocvist/store"
 )
 
@@ -107,7 +105,8 @@ func (r Record) GateVerdict() string {
 }
 
 // Loop runs generations on a store. Models go to Dir as
-// gen-NNN.policy.ocf and gen-NNN.value.ocf.
+// gen-NNN.policy.ocf and gen-NNN.value.ocf (generation 0's policy too, for
+// the workers to load).
 type Loop struct {
 	cfg   Config
 	db    store.Store
@@ -117,8 +116,24 @@ type Loop struct {
 	Log func(format string, args ...any)
 	// StartFile, if set, is start's model file, which a store that keeps
 	// models (store.ModelStore) keeps as generation 0's policy byte for
-	// byte; without it, start as policy.Model.Save writes it.
+	// byte, and the workers load; without it, start as policy.Model.Save
+	// writes it.
 	StartFile []byte
+	// ShardRoot is where the teacher jobs make their folders (default:
+	// coordinator.ShardDir of the database's path).
+	ShardRoot string
+	// Out receives the teacher jobs' progress lines and warnings
+	// (default: none).
+	Out io.Writer
+	// Backlog and Progress are the teacher jobs' (coordinator.Config's
+	// fields of the same names; default: BacklogAuto, 5 s).
+	Backlog  coordinator.ByteSize
+	Progress time.Duration
+	// Poll is how often a member that waits for the others (their games,
+	// the leader's fit) looks again (default 2 s).
+	Poll time.Duration
+	// openingsOf is the generation whose openings' file Dir holds.
+	openingsOf int
 }
 
 // New returns a loop over db whose generation 0 is the policy model start.
@@ -132,7 +147,7 @@ func New(db store.Store, dir string, start *policy.Model, cfg Config) (*Loop, er
 	case start.Spec.Rule != cfg.Rule:
 		return nil, fmt.Errorf("loop: rule %s, but the start model was fitted for %s: start from a model fitted for %s", cfg.Rule, start.Spec.Rule, cfg.Rule)
 	}
-	return &Loop{cfg: cfg, db: db, dir: dir, start: start}, nil
+	return &Loop{cfg: cfg, db: db, dir: dir, start: start, Backlog: coordinator.BacklogAuto, Progress: 5 * time.Second, Poll: 2 * time.Second}, nil
 }
 
 func (l *Loop) logf(format string, args ...any) {
@@ -161,42 +176,62 @@ func Records(ctx context.Context, db store.Store) ([]Record, error) {
 	return out, nil
 }
 
-// models are the adopted generation's models (value nil for generation 0).
+// models are the adopted generation's models (value nil for generation 0)
+// with their files, which the teacher workers load.
 type models struct {
-	gen    int
-	policy *policy.Model
-	value  *policy.ValueModel
+	gen                   int
+	policy                *policy.Model
+	value                 *policy.ValueModel
+	policyFile, valueFile string
 }
 
-// Run runs n more generations after the last recorded one.
+// Run runs n more generations after the last recorded one (n recorded
+// by this loop or, on a database several machines feed, by whichever
+// member led them), as a member of the database's loop (see doc.go):
+// it first merges the shards that earlier jobs here left (a stopped or
+// crashed loop's), then, generation by generation, plays its share of the
+// games and, once they are all in, fits and gates if it leads. Stopped
+// (ctx ends) it returns what it recorded with ctx's error: finished games
+// are merged, and a next Run resumes where this one was.
 func (l *Loop) Run(ctx context.Context, n int) ([]Record, error) {
-	recs, err := Records(ctx, l.db)
+	if l.ShardRoot == "" {
+		l.ShardRoot = coordinator.ShardDir(l.db.Path())
+	}
+	if l.Out == nil {
+		l.Out = io.Discard
+	}
+	a, err := coordinator.AdoptShards(ctx, l.db, l.ShardRoot)
+	coordinator.ReportAdopted(l.Out, a)
 	if err != nil {
 		return nil, err
 	}
 	if err := l.publishStart(ctx); err != nil {
 		return nil, err
 	}
-	cur := models{policy: l.start}
-	next := 1
-	if len(recs) > 0 {
-		last := recs[len(recs)-1]
-		next = last.Gen + 1
-		if cur, err = l.load(recs, last.Current); err != nil {
-			return nil, err
-		}
+	m, err := l.db.JoinLoop(ctx)
+	if err != nil {
+		return nil, err
 	}
+	defer m.Leave()
 	var out []Record
-	for g := next; g < next+n; g++ {
-		rec, adopted, err := l.generation(ctx, g, cur)
+	for len(out) < n {
+		recs, err := Records(ctx, l.db)
 		if err != nil {
 			return out, err
 		}
-		if rec.Adopted {
-			cur = adopted
+		cur, next := models{}, 1
+		if len(recs) > 0 {
+			last := recs[len(recs)-1]
+			next = last.Gen + 1
+			cur, err = l.load(ctx, recs, last.Current)
+		} else {
+			cur, err = l.load(ctx, nil, 0)
 		}
-		rec.Current = cur.gen
-		if err := l.save(ctx, rec); err != nil {
+		if err != nil {
+			return out, err
+		}
+		rec, err := l.generation(ctx, m, next, cur)
+		if err != nil {
 			return out, err
 		}
 		out = append(out, rec)
@@ -204,37 +239,156 @@ func (l *Loop) Run(ctx context.Context, n int) ([]Record, error) {
 	return out, nil
 }
 
-// load reads the models of generation gen (0: the start model).
-func (l *Loop) load(recs []Record, gen int) (models, error) {
+// load reads the models of generation gen (0: the start model), from
+// the database when it keeps them (store.ModelStore: the leader may be
+// another machine), else from the files the records name.
+func (l *Loop) load(ctx context.Context, recs []Record, gen int) (models, error) {
 	if gen == 0 {
-		return models{policy: l.start}, nil
+		return models{policy: l.start, policyFile: l.modelFile(0, store.RolePolicy)}, nil
 	}
-	for _, r := range recs {
-		if r.Gen == gen {
-			pm, err := policy.LoadFile(r.PolicyModel)
-			if err != nil {
-				return models{}, err
-			}
-			vm, err := policy.LoadValueFile(r.ValueModel)
-			if err != nil {
-				return models{}, err
-			}
-			return models{gen, pm, vm}, nil
+	i := slices.IndexFunc(recs, func(r Record) bool { return r.Gen == gen })
+	if i < 0 {
+		return models{}, fmt.Errorf("loop: adopted generation %d has no record", gen)
+	}
+	m := models{gen: gen, policyFile: recs[i].PolicyModel, valueFile: recs[i].ValueModel}
+	if ms, ok := l.db.(store.ModelStore); ok {
+		var err error
+		if m.policyFile, err = l.fetch(ctx, ms, gen, store.RolePolicy); err != nil {
+			return models{}, err
+		}
+		if m.valueFile, err = l.fetch(ctx, ms, gen, store.RoleValue); err != nil {
+			return models{}, err
 		}
 	}
-	return models{}, fmt.Errorf("loop: adopted generation %d has no record", gen)
+	var err error
+	if m.policy, err = policy.LoadFile(m.policyFile); err != nil {
+		return models{}, err
+	}
+	if m.value, err = policy.LoadValueFile(m.valueFile); err != nil {
+		return models{}, err
+	}
+	return m, nil
+}
+
+// modelFile is where the loop keeps generation gen's model of the role.
+func (l *Loop) modelFile(gen int, role string) string {
+	return filepath.Join(l.dir, fmt.Sprintf("gen-%03d.%s.ocf", gen, role))
+}
+
+// fetch writes generation gen's model of the role, as the database keeps
+// it, to its file in Dir (unless the file holds it already) and returns
+// the file's path.
+func (l *Loop) fetch(ctx context.Context, ms store.ModelStore, gen int, role string) (string, error) {
+	m, err := ms.Model(ctx, gen, role)
+	if err != nil {
+		return "", err
+	}
+	return l.writeModel(gen, role, m.Bytes)
+}
+
+// writeModel writes b as generation gen's model file of the role, unless
+// the file holds it already, and returns its path.
+func (l *Loop) writeModel(gen int, role string, b []byte) (string, error) {
+	path := l.modelFile(gen, role)
+	if have, err := os.ReadFile(path); err == nil && bytes.Equal(have, b) {
+		return path, nil
+	}
+	if err := os.MkdirAll(l.dir, 0o755); err != nil {
+		return "", err
+	}
+	return path, policy.WriteFileAtomic(path, b)
 }
 
 // generation plays, fits, gates and measures generation g with cur as the
-// adopted models.
-func (l *Loop) generation(ctx context.Context, g int, cur models) (Record, models, error) {
-	rec := Record{Gen: g, Config: l.cfg, Rule: l.cfg.Rule.String()}
-	t0 := time.Now()
-	games, err := l.play(ctx, g, cur)
+// adopted models, as member m (see doc.go): while g's games are not all
+// in, it plays the blocks it can claim, or waits for the other members'
+// (on a database several machines feed); once they are, it records the
+// generation if it can lead, or waits for the leader's record. A
+// generation another member recorded is returned as recorded.
+func (l *Loop) generation(ctx context.Context, m store.LoopMember, g int, cur models) (Record, error) {
+	plan, err := l.plan(ctx, g)
 	if err != nil {
-		return rec, models{}, err
+		return Record{}, err
 	}
-	for _, tg := range games {
+	t0 := time.Now()
+	waiting := ""
+	for {
+		switch rec, ok, err := l.recorded(ctx, g); {
+		case err != nil:
+			return Record{}, err
+		case ok:
+			l.logf("gen %d: recorded by the member that led it", g)
+			return rec, nil
+		}
+		stored, err := l.db.TeacherStored(ctx, g)
+		if err != nil {
+			return Record{}, err
+		}
+		if stored >= int64(plan.Games) {
+			if lead, err := m.Lead(ctx); err != nil || lead {
+				if err != nil {
+					return Record{}, err
+				}
+				return l.lead(ctx, m, g, cur, time.Since(t0))
+			}
+			waiting = l.wait(waiting, fmt.Sprintf("gen %d: all %d games in; another member fits and gates it", g, stored))
+		} else {
+			c, ok, err := m.Claim(ctx, g)
+			if err != nil {
+				return Record{}, err
+			}
+			if ok {
+				if err := l.play(ctx, m, plan, cur, c, stored); err != nil {
+					return Record{}, err
+				}
+				waiting = ""
+				continue
+			}
+			waiting = l.wait(waiting, fmt.Sprintf("gen %d: %d of %d games in; the other members play the rest", g, stored, plan.Games))
+		}
+		if _, shared := l.db.(store.ModelStore); !shared {
+			// One writer: nothing else can bring the games or the record.
+			return Record{}, fmt.Errorf("loop: generation %d: %d of %d games stored and none left to claim", g, stored, plan.Games)
+		}
+		select {
+		case <-ctx.Done():
+			return Record{}, ctx.Err()
+		case <-time.After(l.Poll):
+		}
+	}
+}
+
+// wait says what the member waits for, once for each new reason.
+func (l *Loop) wait(said, why string) string {
+	if why != said {
+		l.logf("%s: waiting", why)
+	}
+	return why
+}
+
+// recorded returns generation g's record if it has one.
+func (l *Loop) recorded(ctx context.Context, g int) (Record, bool, error) {
+	recs, err := Records(ctx, l.db)
+	if err != nil {
+		return Record{}, false, err
+	}
+	i := slices.IndexFunc(recs, func(r Record) bool { return r.Gen == g })
+	if i < 0 {
+		return Record{}, false, nil
+	}
+	return recs[i], true, nil
+}
+
+// lead fits, gates and records generation g; the member leads until it
+// returns. played is how long the games took this member.
+func (l *Loop) lead(ctx context.Context, m store.LoopMember, g int, cur models, played time.Duration) (Record, error) {
+	defer m.Unlead(context.WithoutCancel(ctx))
+	if rec, ok, err := l.recorded(ctx, g); err != nil || ok {
+		return rec, err
+	}
+	rec := Record{Gen: g, Config: l.cfg, Rule: l.cfg.Rule.String(), TeacherSeconds: played.Seconds()}
+	err := l.db.TeacherGames(ctx, g, g, func(tg store.TeacherGame) error {
+		rec.Games++
 		switch tg.Winner {
 		case gomoku.Black:
 			rec.BlackWins++
@@ -243,18 +397,17 @@ func (l *Loop) generation(ctx context.Context, g int, cur models) (Record, model
 		default:
 			rec.Draws++
 		}
+		return nil
+	})
+	if err != nil {
+		return rec, err
 	}
-	if _, err := l.db.AddTeacherGames(ctx, games); err != nil {
-		return rec, models{}, err
-	}
-	rec.Games = len(games)
-	rec.TeacherSeconds = time.Since(t0).Seconds()
-	l.logf("gen %d: %d teacher games in %.0fs (black %d, white %d, draws %d)", g, len(games), rec.TeacherSeconds, rec.BlackWins, rec.WhiteWins, rec.Draws)
+	l.logf("gen %d: %d teacher games in (black %d, white %d, draws %d); %.0fs of play here", g, rec.Games, rec.BlackWins, rec.WhiteWins, rec.Draws, rec.TeacherSeconds)
 
-	t0 = time.Now()
+	t0 := time.Now()
 	next, err := l.fit(ctx, g, &rec)
 	if err != nil {
-		return rec, models{}, err
+		return rec, err
 	}
 	rec.FitSeconds = time.Since(t0).Seconds()
 	l.logf("gen %d: fitted on %d samples (%d policy rows, %d value rows) in %.0fs: held-out top-1 %.3f, AUC %.3f, value AUC %.3f",
@@ -262,64 +415,33 @@ func (l *Loop) generation(ctx context.Context, g int, cur models) (Record, model
 
 	t0 = time.Now()
 	if err := l.judge(ctx, g, next, cur, &rec); err != nil {
-		return rec, models{}, err
+		return rec, err
 	}
 	rec.MatchSeconds = time.Since(t0).Seconds()
-	return rec, next, nil
-}
-
-// play plays the generation's teacher games on cfg.Workers goroutines;
-// game i depends only on (Seed, g, i).
-func (l *Loop) play(ctx context.Context, g int, cur models) ([]store.TeacherGame, error) {
-	ops, err := arena.GenerateOpenings(splitmix.Derive(l.cfg.Seed, 0x0be7, uint64(g)), l.cfg.Openings, l.cfg.Rule)
-	if err != nil {
-		return nil, err
+	rec.Current = cur.gen
+	if rec.Adopted {
+		rec.Current = g
 	}
-	openings := make([][]gomoku.Point, len(ops))
-	for i, o := range ops {
-		openings[i] = o.Moves
+	if err := l.save(ctx, rec); errors.Is(err, store.ErrGenerationExists) {
+		// Another member recorded it meanwhile (it took the lead while
+		// this one's connection was lost): the same games, the same
+		// record.
+		rec, _, err = l.recorded(ctx, g)
+		return rec, err
+	} else if err != nil {
+		return rec, err
 	}
-	tc := l.cfg.teacher(openings)
-	out := make([]store.TeacherGame, l.cfg.Games)
-	var next, done atomic.Int64
-	var wg sync.WaitGroup
-	for range l.cfg.Workers {
-		wg.Add(1)
-		go func() { // bounded: cfg.Workers teachers, joined below
-			defer wg.Done()
-			t := selfplay.NewTeacher(tc, search.DefaultConfig())
-			t.Searcher().SetPrior(policy.NewPrior(cur.policy), TeacherPriorDepth)
-			if cur.value != nil {
-				t.Searcher().SetValue(policy.NewValuer(cur.value), l.cfg.ValueScale)
-			}
-			for ctx.Err() == nil {
-				i := int(next.Add(1) - 1)
-				if i >= len(out) {
-					return
-				}
-				rng := rand.New(rand.NewPCG(splitmix.Derive(l.cfg.Seed, 0x7eac, uint64(g), uint64(i)), 0))
-				tg := t.Play(rng)
-				out[i] = store.TeacherGame{Gen: g, Game: i, Moves: tg.Moves, Book: tg.Book, Teacher: tg.Teacher, Winner: tg.Winner}
-				if n := done.Add(1); n%int64(max(1, len(out)/10)) == 0 {
-					l.logf("gen %d: %d/%d teacher games", g, n, len(out))
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return rec, nil
 }
 
 // fit builds the window's sets and fits both models, saved to Dir.
 func (l *Loop) fit(ctx context.Context, g int, rec *Record) (models, error) {
-	s, err := build(ctx, l.db, l.cfg, max(1, g-l.cfg.Window+1), g)
+	from := max(1, g-l.cfg.Window+1)
+	s, err := build(ctx, l.db, l.cfg, from, g, nil)
 	if err != nil {
 		return models{}, err
 	}
-	rec.Samples, rec.HeldOut, rec.Skipped = s.samples, s.heldOut, s.skipped
+	rec.Samples, rec.Skipped = s.samples, s.skipped
 	rec.PolicyRows, rec.ValueRows = len(s.policyY), len(s.valueY)
 	if rec.Samples == 0 || len(s.valueY) == 0 {
 		return models{}, errors.New("loop: the games gave no samples")
@@ -336,18 +458,24 @@ func (l *Loop) fit(ctx context.Context, g int, rec *Record) (models, error) {
 	if err != nil {
 		return models{}, err
 	}
-	rec.Top1, rec.AUC = groupMetrics(pm.Forest, s.testX, s.testY, s.groups, policy.NumHistoryFeatures)
-	rec.ValueAUC = auc(vm.Forest, s.testValueX, s.testValueY, policy.NumValueFeatures)
-	rec.Top1, rec.AUC, rec.ValueAUC = defined(rec.Top1), defined(rec.AUC), defined(rec.ValueAUC)
-	rec.PolicyModel = filepath.Join(l.dir, fmt.Sprintf("gen-%03d.policy.ocf", g))
-	rec.ValueModel = filepath.Join(l.dir, fmt.Sprintf("gen-%03d.value.ocf", g))
+	s = nil // the training rows: the memory the held-out pass may take
+	t, err := build(ctx, l.db, l.cfg, from, g, &measure{policy: pm.Forest, value: vm.Forest})
+	if err != nil {
+		return models{}, err
+	}
+	rec.HeldOut, rec.Skipped = t.heldOut, rec.Skipped+t.skipped
+	rec.Top1 = defined(forest.GroupTop1(t.scores, t.labels, t.groups))
+	rec.AUC = defined(forest.GroupAUC(t.scores, t.labels, t.groups))
+	rec.ValueAUC = defined(forest.AUC(t.valueScores, t.valueLabels, nil))
+	rec.PolicyModel = l.modelFile(g, store.RolePolicy)
+	rec.ValueModel = l.modelFile(g, store.RoleValue)
 	if _, err := pm.SaveFile(rec.PolicyModel); err != nil {
 		return models{}, err
 	}
 	if _, err := vm.SaveFile(rec.ValueModel); err != nil {
 		return models{}, err
 	}
-	return models{g, pm, vm}, nil
+	return models{gen: g, policy: pm, value: vm, policyFile: rec.PolicyModel, valueFile: rec.ValueModel}, nil
 }
 
 // defined maps an undefined figure (NaN) to -1, which JSON can hold.
@@ -356,25 +484,6 @@ func defined(x float64) float64 {
 		return -1
 	}
 	return x
-}
-
-func groupMetrics(f *forest.Model, x []float64, y, groups []int, cols int) (top1, a float64) {
-	scores, labels := predict(f, x, y, cols)
-	return forest.GroupTop1(scores, labels, groups), forest.GroupAUC(scores, labels, groups)
-}
-
-func auc(f *forest.Model, x []float64, y []int, cols int) float64 {
-	scores, labels := predict(f, x, y, cols)
-	return forest.AUC(scores, labels, nil)
-}
-
-func predict(f *forest.Model, x []float64, y []int, cols int) ([]float64, []bool) {
-	scores, labels := make([]float64, len(y)), make([]bool, len(y))
-	for i := range y {
-		scores[i] = f.PredictClass1(x[i*cols : (i+1)*cols])
-		labels[i] = y[i] == 1
-	}
-	return scores, labels
 }
 
 // save records the generation: its model files first when the store
@@ -412,14 +521,11 @@ func (l *Loop) publish(ctx context.Context, gen int, role, path string) error {
 	return ms.PutModel(ctx, gen, role, b)
 }
 
-// publishStart stores generation 0's policy (the start model, see
-// StartFile) if the store keeps models: the current policy before any
-// generation is adopted. Generation 0 has no value model.
+// publishStart writes generation 0's policy (the start model, see
+// StartFile) to its file in Dir, for the workers, and stores it if the
+// store keeps models: the current policy before any generation is
+// adopted. Generation 0 has no value model.
 func (l *Loop) publishStart(ctx context.Context) error {
-	ms, ok := l.db.(store.ModelStore)
-	if !ok {
-		return nil
-	}
 	b := l.StartFile
 	if b == nil {
 		var buf bytes.Buffer
@@ -427,6 +533,13 @@ func (l *Loop) publishStart(ctx context.Context) error {
 			return err
 		}
 		b = buf.Bytes()
+	}
+	if _, err := l.writeModel(0, store.RolePolicy, b); err != nil {
+		return err
+	}
+	ms, ok := l.db.(store.ModelStore)
+	if !ok {
+		return nil
 	}
 	return ms.PutModel(ctx, 0, store.RolePolicy, b)
 }

@@ -16,7 +16,7 @@ import (
 
 func smallConfig(seed uint64) Config {
 	c := DefaultConfig()
-	c.Games, c.Nodes, c.Openings, c.Explore = 12, 300, 4, 2
+	c.Games, c.Block, c.Nodes, c.Openings, c.Explore = 12, 3, 300, 4, 2
 	c.Policy.Trees, c.Policy.MaxDepth, c.Value.Trees, c.Value.MaxDepth = 4, 6, 3, 5
 	c.Gate = Gate{MaxGames: 8, MinPairs: 2, Elo0: 0, Elo1: 40}
 	c.AnchorGames, c.Workers, c.Seed = 4, 2, seed
@@ -85,9 +85,11 @@ func TestNewRules(t *testing.T) {
 	}
 }
 
-// TestReproducible: the same seed gives the same teacher games (stored
-// once each, every one replayable), the same records' figures and
-// byte-identical model files; another seed other games.
+// TestReproducible: acceptance point 4 of the issue. The same seed gives
+// the same teacher games (played by worker processes, this test binary:
+// see TestMain; published in shards and stored once each), the same
+// records' figures and byte-identical model files; another seed other
+// games.
 func TestReproducible(t *testing.T) {
 	g1, r1, d1 := runSmall(t, 7, 2)
 	g2, r2, d2 := runSmall(t, 7, 2)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 
+	"ocvist/forest"
 	"ocvist/gomoku"
 	"ocvist/internal/splitmix"
 	"ocvist/patterns"
@@ -11,13 +12,26 @@ import (
 	"ocvist/store"
 )
 
-// sets are the training and held-out rows built from teacher games.
+// sets are the training rows built from teacher games, or, when the
+// models to measure are given (measure), the held-out games' predictions:
+// held-out rows are scored as they are built and not kept (a held-out
+// position gives a row per candidate, as many rows in all as the training
+// games give), so the fit's memory is its training rows.
 type sets struct {
-	policyX, valueX           []float64 // rows one after another
-	policyY, valueY           []int
-	testX, testValueX         []float64
-	testY, testValueY, groups []int
+	policyX, valueX []float64 // rows one after another
+	policyY, valueY []int
+	// Held-out predictions: the policy's score of every candidate of each
+	// held-out position, whether the teacher chose it and the position's
+	// number (groups); the value model's of each held-out position.
+	scores, valueScores       []float64
+	labels, valueLabels       []bool
+	groups                    []int
 	samples, heldOut, skipped int
+}
+
+// measure are the models a pass over the held-out games scores.
+type measure struct {
+	policy, value *forest.Model
 }
 
 // heldOutGame reports whether game (gen, index) is held out: a seeded hash
@@ -26,9 +40,11 @@ func heldOutGame(seed uint64, gen, index int, frac float64) bool {
 	return float64(splitmix.Derive(seed, 0x401d, uint64(gen), uint64(index))>>11)/(1<<53) < frac
 }
 
-// builder turns teacher games into rows.
+// builder turns teacher games into rows: the training games' (m nil) or
+// the held-out games' predictions by m's models.
 type builder struct {
 	cfg  Config
+	m    *measure
 	pos  *patterns.Position
 	res  patterns.Result
 	row  [policy.NumHistoryFeatures]float64
@@ -41,9 +57,11 @@ func newBuilder(cfg Config) *builder {
 	return &builder{cfg: cfg, pos: patterns.NewPosition(gomoku.Options{Rule: cfg.Rule, Radius: cfg.Radius})}
 }
 
-// build reads the games of generations from..to and builds the sets.
-func build(ctx context.Context, db store.Store, cfg Config, from, to int) (*sets, error) {
+// build reads the games of generations from..to and builds the training
+// sets, or with m the held-out games' predictions.
+func build(ctx context.Context, db store.Store, cfg Config, from, to int, m *measure) (*sets, error) {
 	b := newBuilder(cfg)
+	b.m = m
 	err := db.TeacherGames(ctx, from, to, func(g store.TeacherGame) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -60,6 +78,9 @@ func build(ctx context.Context, db store.Store, cfg Config, from, to int) (*sets
 // Every position with a decided game gives a value row.
 func (b *builder) game(g *store.TeacherGame) error {
 	test := heldOutGame(b.cfg.Seed, g.Gen, g.Game, b.cfg.Holdout)
+	if test != (b.m != nil) {
+		return nil // the other pass's
+	}
 	rng := rand.New(rand.NewPCG(splitmix.Derive(b.cfg.Seed, 0x5a3e, uint64(g.Gen), uint64(g.Game)), 0))
 	b.pos.Reset(gomoku.New(gomoku.Options{Rule: b.cfg.Rule, Radius: b.cfg.Radius}))
 	for i, m := range g.Moves {
@@ -96,8 +117,8 @@ func (b *builder) ply(g *store.TeacherGame, i int, test bool, rng *rand.Rand) {
 	if test {
 		b.s.heldOut++
 		for k, q := range b.res.Moves {
-			b.s.testX = append(b.s.testX, b.features(q)...)
-			b.s.testY = append(b.s.testY, b2i(k == chosen))
+			b.s.scores = append(b.s.scores, b.m.policy.PredictClass1(b.features(q)))
+			b.s.labels = append(b.s.labels, k == chosen)
 			b.s.groups = append(b.s.groups, b.s.heldOut)
 		}
 		return
@@ -123,7 +144,8 @@ func (b *builder) ply(g *store.TeacherGame, i int, test bool, rng *rand.Rand) {
 func (b *builder) valueRow(won, test bool) {
 	policy.ValueFeatures(b.vrow[:], b.pos)
 	if test {
-		b.s.testValueX, b.s.testValueY = append(b.s.testValueX, b.vrow[:]...), append(b.s.testValueY, b2i(won))
+		b.s.valueScores = append(b.s.valueScores, b.m.value.PredictClass1(b.vrow[:]))
+		b.s.valueLabels = append(b.s.valueLabels, won)
 	} else {
 		b.s.valueX, b.s.valueY = append(b.s.valueX, b.vrow[:]...), append(b.s.valueY, b2i(won))
 	}

@@ -5,8 +5,10 @@ import (
 	"math/rand/v2"
 
 	"ocvist/gomoku"
+	"ocvist/internal/splitmix"
 	"ocvist/patterns"
 	"ocvist/search"
+	"ocvist/store"
 )
 
 // TeacherConfig describes the games of the learning loop (README.md, "The
@@ -48,13 +50,27 @@ func (c TeacherConfig) Validate() error {
 
 // TeacherGame is one game of the learning loop: every stone, the opening's
 // first, and for every ply after the opening the teacher's choice and its
-// score. Samples derive the training samples from it.
+// search: the move's score, the depth, every root move's score. The store
+// keeps it (store.TeacherGame) for the learner's samples.
 type TeacherGame struct {
-	Moves   []gomoku.Point // every stone in play order
-	Book    int            // how many of Moves came from the opening
-	Teacher []gomoku.Point // per ply after the book: the teacher's move
-	Scores  []int16        // per ply after the book: its score for the mover (search units, clamped)
-	Winner  gomoku.Player  // Empty for a draw
+	Moves   []gomoku.Point     // every stone in play order
+	Book    int                // how many of Moves came from the opening
+	Teacher []gomoku.Point     // per ply after the book: the teacher's move
+	Plies   []store.TeacherPly // per ply after the book: the teacher's search
+	Winner  gomoku.Player      // Empty for a draw
+}
+
+// Stored is the game as the store keeps it, game number game of
+// generation gen.
+func (g *TeacherGame) Stored(gen, game int) store.TeacherGame {
+	return store.TeacherGame{Gen: gen, Game: game, Moves: g.Moves, Book: g.Book, Teacher: g.Teacher, Plies: g.Plies, Winner: g.Winner}
+}
+
+// TeacherSeed is the seed of game number game of generation gen of a
+// learning loop seeded with seed: a game depends on it alone (and on the
+// models), whoever plays it.
+func TeacherSeed(seed uint64, gen, game int) uint64 {
+	return splitmix.Derive(seed, 0x7eac, uint64(gen), uint64(game))
 }
 
 // Teacher plays TeacherGames. It owns a Searcher (set its models with
@@ -103,7 +119,7 @@ func (t *Teacher) Play(rng *rand.Rand) TeacherGame {
 			play = t.explore(res, rng)
 		}
 		g.Teacher = append(g.Teacher, res.Move)
-		g.Scores = append(g.Scores, int16(max(min(res.Score, 32000), -32000)))
+		g.Plies = append(g.Plies, stored(res, explore))
 		if err := t.pos.Play(play); err != nil {
 			panic(fmt.Sprintf("selfplay: teacher chose %v: %v", play, err))
 		}
@@ -111,6 +127,20 @@ func (t *Teacher) Play(rng *rand.Rand) TeacherGame {
 	g.Moves = append([]gomoku.Point(nil), b.History()...)
 	g.Winner = b.Winner()
 	return g
+}
+
+// stored is what the store keeps of a teacher's search: scores clamped to
+// int16 (the search's lie within ±search.Inf, 30,000).
+func stored(res search.Result, exact bool) store.TeacherPly {
+	clamp := func(v int) int16 { return int16(max(min(v, 32000), -32000)) }
+	p := store.TeacherPly{Score: clamp(res.Score), Depth: min(res.Depth, 255), Exact: exact}
+	if len(res.Root) > 0 {
+		p.Root = make([]store.RootScore, len(res.Root))
+		for i, r := range res.Root {
+			p.Root[i] = store.RootScore{Move: r.Move, Score: clamp(r.Score)}
+		}
+	}
+	return p
 }
 
 // explore draws the move to play among the root moves within Margin of

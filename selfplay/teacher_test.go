@@ -29,8 +29,17 @@ func TestTeacherGames(t *testing.T) {
 		if !b.Over() || b.Winner() != g.Winner {
 			t.Fatalf("game %d: board over %v winner %v, recorded %v", seed, b.Over(), b.Winner(), g.Winner)
 		}
-		if n := len(g.Moves) - g.Book; len(g.Teacher) != n || len(g.Scores) != n {
-			t.Fatalf("game %d: %d plies, %d teacher moves, %d scores", seed, n, len(g.Teacher), len(g.Scores))
+		if n := len(g.Moves) - g.Book; len(g.Teacher) != n || len(g.Plies) != n {
+			t.Fatalf("game %d: %d plies, %d teacher moves, %d searches", seed, n, len(g.Teacher), len(g.Plies))
+		}
+		for i, p := range g.Plies {
+			// The first 4 plies explore: every root score exact.
+			if p.Exact != (i < 4) || len(p.Root) > 0 && p.Root[0].Move != g.Teacher[i] && p.Depth > 0 {
+				t.Fatalf("game %d ply %d: search %+v, teacher's move %v", seed, i, p, g.Teacher[i])
+			}
+		}
+		if tg := g.Stored(1, 2); tg.Gen != 1 || tg.Game != 2 || len(tg.Plies) != len(tg.Teacher) {
+			t.Fatalf("stored %+v", tg)
 		}
 		for i, p := range g.Teacher {
 			if i >= 4 && p != g.Moves[g.Book+i] {

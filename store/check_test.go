@@ -32,9 +32,7 @@ func TestCheckHealthy(t *testing.T) {
 	if _, err := d.Conclude(ctx, ConcludeConfig{MinGames: 2, Margin: 0.5, MaxMean: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.AddTeacherGames(ctx, []TeacherGame{{Gen: 1, Game: 1, Moves: []gomoku.Point{112}, Book: 1}}); err != nil {
-		t.Fatal(err)
-	}
+	mergeTeacher(t, d, []TeacherGame{{Gen: 1, Game: 1, Moves: []gomoku.Point{112}, Book: 1}})
 	for _, db := range []*DB{empty, d} {
 		for _, quick := range []bool{false, true} {
 			res, err := db.Check(ctx, CheckConfig{Quick: quick})
@@ -43,8 +41,8 @@ func TestCheckHealthy(t *testing.T) {
 			}
 		}
 	}
-	if res, _ := d.Check(ctx, CheckConfig{}); res.Games != 950 || res.YoungRuns != 3 || res.Sources != 6 {
-		t.Fatalf("check read %+v, want 950 games, 3 young runs, 6 ledger entries", res)
+	if res, _ := d.Check(ctx, CheckConfig{}); res.Games != 950 || res.YoungRuns != 3 || res.Sources != 7 {
+		t.Fatalf("check read %+v, want 950 games, 3 young runs, 7 ledger entries (one a teacher shard)", res)
 	}
 	mustClose(t, d)
 	ro, err := OpenReadOnly(filepath.Join(dir, "d.db"))

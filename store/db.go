@@ -98,6 +98,10 @@ type DB struct {
 	idx      *idIndex
 	spare    []idSlot // the index's other array, for its next update
 	minGames int64    // promotion threshold, meta prune_min
+	// The learning loop's live members (JoinLoop) and the one leading
+	// (0: none): the writer's process is the only one that has any.
+	members map[int64]bool
+	leader  int64
 }
 
 // header is what a database file says about itself in its meta table.

@@ -25,8 +25,8 @@
 //     publish them with [Batch.WriteShard] as a sealed run file: positions
 //     sorted by id, key text stored once per position and packed (about a
 //     byte a stone), a footer with the totals, a CRC-32C and a trailer.
-//     The format is versioned and has record types reserved for training
-//     samples (issue 12); see run.go.
+//     The format is versioned (format 2 added the learning loop's teacher
+//     games, record type 3, in teacher shards); see run.go.
 //   - [DB.Merge] reads a sealed run once (checksum, order, counts) and, as
 //     it reads it, copies its bytes into the database as a young run (in
 //     young_data, 256 KiB chunks), and records it in young_runs, the
@@ -90,7 +90,13 @@
 // # Use
 //
 // A worker: [NewBatch], [Batch.Add] per game, [Batch.WriteShard] every few
-// thousand games. The coordinator: [Open] (one writer per database: a flock
+// thousand games. The learning loop's teacher games take the same path: a
+// worker publishes them with [WriteTeacherShard] (run format 2, kind T),
+// and [DB.Merge] adds them to teacher_games, once per (generation, game),
+// with the ledger row in the same transaction; they are never pruned. The
+// loop's members claim blocks of a generation's games ([DB.JoinLoop],
+// [LoopMember.Claim]; see claims.go), so that no game is played twice
+// while its player lives, on one machine or many. The coordinator: [Open] (one writer per database: a flock
 // on DB.lock, refused at once with [ErrInUse] and released when the process
 // dies), [DB.Merge] per published shard, [DB.Prune] now and then and at the
 // end, [DB.Conclude]. Readers: [OpenReadOnly], which never writes or
@@ -124,7 +130,7 @@
 // the object, and wrap a sentinel where the condition is expected (test
 // with errors.Is).
 //
-// # Schema (version 5; migrations embedded from migrations/*.sql)
+// # Schema (version 6; migrations embedded from migrations/*.sql)
 //
 // SQLite with a rollback journal (writes are few and large; a database
 // without a WAL can be read from a read-only directory) and PRAGMA
@@ -160,14 +166,25 @@
 //	       white_wins, draws)
 //	    one row: counts of recorded games by result.
 //	merged_shards(shard_id TEXT PRIMARY KEY, path TEXT, games INTEGER,
-//	              merged_at TEXT, via TEXT, seal TEXT) WITHOUT ROWID
+//	              merged_at TEXT, via TEXT, seal TEXT, kind TEXT) WITHOUT ROWID
 //	    the merge ledger: every source whose games were added here, directly
 //	    (via = "") or inside another merged source (via = its id), with its
-//	    seal (a run's checksum and size, "state <id>" for a database).
+//	    seal (a run's checksum and size, "state <id>" for a database) and
+//	    kind ("teacher" for a teacher shard, "" for statistics).
 //	generations(gen INTEGER PRIMARY KEY, games, rows, fit_seconds REAL,
 //	            auc REAL, score REAL, score_low REAL, score_high REAL,
-//	            model TEXT, seed INTEGER, created TEXT)
+//	            model TEXT, seed INTEGER, created TEXT, details TEXT)
 //	    one row per learning-loop generation; see [Generation].
+//	teacher_games(gen INTEGER, game INTEGER, book INTEGER, winner INTEGER,
+//	              moves BLOB, teacher BLOB, plies BLOB,
+//	              PRIMARY KEY(gen, game)) WITHOUT ROWID
+//	    the learning loop's games, see [TeacherGame]: points one byte each
+//	    (y·15+x), plies as teacher.go encodes them (empty before schema 6).
+//	teacher_plans(gen INTEGER PRIMARY KEY, games, block, recipe TEXT, created)
+//	teacher_claims(gen INTEGER, block INTEGER, member INTEGER, claimed TEXT,
+//	               PRIMARY KEY(gen, block)) WITHOUT ROWID
+//	    a generation's quota of teacher games in blocks and who claimed
+//	    each block; see [TeacherPlan], [LoopMember].
 //
 // Shard files are named shard-<id>.run when sealed and .shard-<id>.run.tmp
 // while being written; an unsealed file is never merged ([CleanTemp]

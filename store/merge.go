@@ -18,11 +18,19 @@ type MergeResult struct {
 	Moves         int64  // (key, move) rows in the source
 	Positions     int64  // positions in the source
 	Promoted      int64  // positions that reached the prune threshold with it
+	// A teacher shard: the teacher games it added, and those of its games
+	// already stored (the same generation's game, from another shard:
+	// played again after a member of the loop was lost), left as they were.
+	TeacherGames int64
+	Duplicates   int64
 }
 
 // Merge adds the games of a sealed source to the database, exactly once:
 // a sealed run file (a worker's shard or a sealed export) or another Ocvist
-// database that no process is writing. The source becomes one new young
+// database that no process is writing. A teacher shard (WriteTeacherShard)
+// adds its games to the teacher games instead (MergeResult.TeacherGames;
+// a game of a generation already stored stays, counted in Duplicates),
+// with its ledger row in the same transaction. The source becomes one new young
 // run, its bytes stored in the database: a run file as it is, copied as it
 // is read once (checksum, order, counts), a database as a sealed export of
 // its state, written and then read once. Reading it updates the writer's
@@ -92,6 +100,12 @@ func (d *DB) mergeRun(ctx context.Context, abs string) (MergeResult, error) {
 	}
 	h := r.h
 	r.close()
+	if h.kind == kindTeacher {
+		if err := compatible(d.cfg, header{cfg: h.cfg}); err != nil {
+			return MergeResult{}, err
+		}
+		return d.mergeTeacher(ctx, abs, h)
+	}
 	if h.kind == kindYoung {
 		return MergeResult{}, fmt.Errorf("%w: a young run of a database: merge the database itself", ErrNotOcvist)
 	}
@@ -380,7 +394,12 @@ func (d *DB) sealedState(ctx context.Context) (*dbState, error) {
 		s.close()
 		return nil, classify(err)
 	}
-	rows, err := s.tx.QueryContext(ctx, "SELECT shard_id, seal, games FROM merged_shards ORDER BY shard_id")
+	// Teacher shards stay out: an export carries statistics only.
+	ledger := "SELECT shard_id, seal, games FROM merged_shards ORDER BY shard_id"
+	if d.schema >= schemaTeacherShards {
+		ledger = "SELECT shard_id, seal, games FROM merged_shards WHERE kind = '' ORDER BY shard_id"
+	}
+	rows, err := s.tx.QueryContext(ctx, ledger)
 	if err != nil {
 		s.close()
 		return nil, classify(err)

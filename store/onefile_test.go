@@ -232,7 +232,7 @@ func TestLegacyMigrates(t *testing.T) {
 		t.Fatalf("young folder after the migration: %v", err)
 	}
 	var n, v int
-	if err := d.db.QueryRow("SELECT count(*), max(version) FROM schema_migrations").Scan(&n, &v); err != nil || n != SchemaVersion || v != 5 {
+	if err := d.db.QueryRow("SELECT count(*), max(version) FROM schema_migrations").Scan(&n, &v); err != nil || n != SchemaVersion || v != SchemaVersion {
 		t.Fatalf("schema_migrations: %d rows, max version %d (%v)", n, v, err)
 	}
 	for name, b := range folder {

@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -38,6 +41,8 @@ type PG struct {
 	// batchRows bounds the young rows of one prune transaction
 	// (pgPruneBatchRows; tests set it lower).
 	batchRows int64
+	mu        sync.Mutex
+	members   map[*pgMember]bool // joined, not left: each holds a connection
 }
 
 var _ Store = (*PG)(nil)
@@ -46,7 +51,7 @@ var _ Store = (*PG)(nil)
 var pgMigrationFS embed.FS
 
 // PGSchemaVersion is the schema the PostgreSQL migrations build.
-const PGSchemaVersion = 4
+const PGSchemaVersion = 5
 
 // IsURL reports whether a -db argument names a PostgreSQL server
 // (postgres:// or postgresql://) rather than a SQLite file.
@@ -365,8 +370,18 @@ func (p *PG) ID() string { return p.id }
 // Path is the server's URL with the password masked.
 func (p *PG) Path() string { return p.url }
 
-// Close closes the connections.
-func (p *PG) Close() error { p.pool.Close(); return nil }
+// Close closes the connections; members of the loop that have not left
+// leave (JoinLoop).
+func (p *PG) Close() error {
+	p.mu.Lock()
+	members := slices.Collect(maps.Keys(p.members))
+	p.mu.Unlock()
+	for _, m := range members {
+		m.Leave()
+	}
+	p.pool.Close()
+	return nil
+}
 
 // Checkpoint does nothing (the server manages its write-ahead log).
 func (p *PG) Checkpoint(context.Context) error { return nil }
@@ -430,50 +445,31 @@ func (p *PG) Generations(ctx context.Context) ([]Generation, error) {
 	return out, p.wrap("generations of", err)
 }
 
-// AddTeacherGames appends games once per (Gen, Game), by COPY into a
-// temporary table.
-func (p *PG) AddTeacherGames(ctx context.Context, games []TeacherGame) (int64, error) {
-	rows := make([][]any, len(games))
-	for i := range games {
-		g := &games[i]
-		if err := g.check(); err != nil {
-			return 0, err
-		}
-		rows[i] = []any{int32(g.Gen), int32(g.Game), int16(g.Book), int16(g.Winner), pointBytes(g.Moves), pointBytes(g.Teacher)}
-	}
-	var added int64
-	err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "CREATE TEMP TABLE incoming_games (LIKE teacher_games) ON COMMIT DROP"); err != nil {
-			return err
-		}
-		cols := []string{"gen", "game", "book", "winner", "moves", "teacher"}
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"incoming_games"}, cols, pgx.CopyFromRows(rows)); err != nil {
-			return err
-		}
-		tag, err := tx.Exec(ctx, "INSERT INTO teacher_games SELECT * FROM incoming_games ORDER BY gen, game ON CONFLICT DO NOTHING")
-		added = tag.RowsAffected()
-		return err
-	})
-	return added, p.wrap("add teacher games to", err)
-}
-
 // TeacherGames calls fn with the games of generations from..to.
 func (p *PG) TeacherGames(ctx context.Context, from, to int, fn func(TeacherGame) error) error {
-	rows, err := p.pool.Query(ctx, "SELECT gen, game, book, winner, moves, teacher FROM teacher_games WHERE gen BETWEEN $1 AND $2 ORDER BY gen, game", from, to)
+	rows, err := p.pool.Query(ctx, "SELECT gen, game, book, winner, moves, teacher, plies FROM teacher_games WHERE gen BETWEEN $1 AND $2 ORDER BY gen, game", from, to)
 	if err != nil {
 		return p.wrap("teacher games of", err)
 	}
-	var g TeacherGame
+	var r teacherRow
+	var gen, game int32
 	var book, winner int16
-	var moves, teacher []byte
-	_, err = pgx.ForEachRow(rows, []any{&g.Gen, &g.Game, &book, &winner, &moves, &teacher}, func() error {
-		g.Book, g.Winner, g.Moves, g.Teacher = int(book), gomokuPlayer(winner), points(moves), points(teacher)
-		if err := g.check(); err != nil {
+	_, err = pgx.ForEachRow(rows, []any{&gen, &game, &book, &winner, &r.moves, &r.teacher, &r.plies}, func() error {
+		r.gen, r.game, r.book, r.winner = int(gen), int(game), int(book), int(winner)
+		g, err := r.decode()
+		if err != nil {
 			return err
 		}
 		return fn(g)
 	})
 	return p.wrap("teacher games of", err)
+}
+
+// TeacherStored counts the stored teacher games of generation gen.
+func (p *PG) TeacherStored(ctx context.Context, gen int) (int64, error) {
+	var n int64
+	err := p.pool.QueryRow(ctx, "SELECT count(*) FROM teacher_games WHERE gen = $1", gen).Scan(&n)
+	return n, p.wrap(fmt.Sprintf("teacher games of generation %d in", gen), err)
 }
 
 func gomokuPlayer(v int16) gomoku.Player { return gomoku.Player(v) }

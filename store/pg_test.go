@@ -162,11 +162,7 @@ func TestPGMergeLikeSQLite(t *testing.T) {
 		t.Errorf("prune changed the games: %d, want %d", st.Games, wantStats.Games)
 	}
 	g := TeacherGame{Gen: 1, Game: 0, Book: 1, Moves: []gomoku.Point{gomoku.Center, 1}, Teacher: []gomoku.Point{1}, Winner: gomoku.White}
-	for _, want := range []int64{1, 0} {
-		if n, err := p.AddTeacherGames(ctx, []TeacherGame{g}); err != nil || n != want {
-			t.Fatalf("teacher games: added %d (%v), want %d", n, err, want)
-		}
-	}
+	mergeTeacher(t, p, []TeacherGame{g})
 	var back []TeacherGame
 	p.TeacherGames(ctx, 1, 1, func(tg TeacherGame) error { back = append(back, tg); return nil })
 	if len(back) != 1 || back[0].Winner != gomoku.White || len(back[0].Moves) != 2 {

@@ -39,11 +39,66 @@ func (p *PG) merge(ctx context.Context, path string) (MergeResult, error) {
 		}
 		return MergeResult{ShardID: r.h.id, AlreadyMerged: err == nil}, err
 	}
+	if r.h.kind == kindTeacher {
+		return p.mergeTeacher(ctx, r, path)
+	}
 	err = pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error { return p.mergeTx(ctx, tx, r, path) })
 	if errors.Is(err, errAlready) {
 		return MergeResult{ShardID: r.h.id, AlreadyMerged: true}, nil
 	}
 	return MergeResult{ShardID: r.h.id, Games: r.foot.games, Moves: r.foot.rows, Positions: r.foot.positions}, err
+}
+
+// mergeTeacher merges a teacher shard in one transaction: the ledger row
+// first (the first coordinator to write it wins a race on the shard; the
+// other waits for its commit and rolls back), then its games, streamed
+// from the file as it is checked (COPY into a temporary table) and
+// inserted in (gen, game) order, a game stored before left as it is (a
+// duplicate). Locks are taken in that fixed order: concurrent feeders of
+// one generation never deadlock.
+func (p *PG) mergeTeacher(ctx context.Context, r *runReader, path string) (MergeResult, error) {
+	res := MergeResult{ShardID: r.h.id}
+	err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `INSERT INTO merged_shards (shard_id, path, games, seal, merged_at, kind)
+			VALUES ($1, $2, 0, '', $3, $4) ON CONFLICT (shard_id) DO NOTHING`, r.h.id, path, now(), ledgerTeacher)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return p.already(ctx, tx, r.h.id, verifySeal(path))
+		}
+		if _, err := tx.Exec(ctx, "CREATE TEMP TABLE incoming_games (LIKE teacher_games) ON COMMIT DROP"); err != nil {
+			return err
+		}
+		cols := []string{"gen", "game", "book", "winner", "moves", "teacher", "plies"}
+		var row teacherRow
+		src := pgx.CopyFromFunc(func() ([]any, error) {
+			g, err := r.nextTeacher()
+			if err != nil || g == nil {
+				return nil, err
+			}
+			row = rowOf(g)
+			return []any{int32(row.gen), int32(row.game), int16(row.book), int16(row.winner), row.moves, row.teacher, row.plies}, nil
+		})
+		n, err := tx.CopyFrom(ctx, pgx.Identifier{"incoming_games"}, cols, src)
+		if err != nil {
+			return err
+		}
+		tag, err = tx.Exec(ctx, "INSERT INTO teacher_games SELECT * FROM incoming_games ORDER BY gen, game ON CONFLICT DO NOTHING")
+		if err != nil {
+			return err
+		}
+		res.TeacherGames, res.Duplicates = tag.RowsAffected(), n-tag.RowsAffected()
+		_, err = tx.Exec(ctx, "UPDATE merged_shards SET games = $2, seal = $3 WHERE shard_id = $1", r.h.id, r.foot.games, r.seal())
+		return err
+	})
+	if errors.Is(err, errAlready) {
+		return MergeResult{ShardID: r.h.id, AlreadyMerged: true}, nil
+	}
+	if err != nil {
+		return MergeResult{ShardID: r.h.id}, err
+	}
+	return res, nil
 }
 
 // mergeTx appends the run's rows to young as a new young run (COPY,

@@ -39,7 +39,7 @@ func (p *PG) readTx(ctx context.Context, fn func(pgx.Tx) error) error {
 func (p *PG) Stats(ctx context.Context) (Stats, error) {
 	s := Stats{Rule: p.cfg.Rule.String(), KeyVersion: p.cfg.KeyVersion, SchemaVersion: PGSchemaVersion, BoardSize: p.cfg.BoardSize}
 	err := p.readTx(ctx, func(tx pgx.Tx) error {
-		return tx.QueryRow(ctx, `SELECT t.games, t.black_wins, t.white_wins, t.draws,
+		err := tx.QueryRow(ctx, `SELECT t.games, t.black_wins, t.white_wins, t.draws,
 			(SELECT count(*) FROM merged_shards), (SELECT count(*) FROM generations), (SELECT count(*) FROM blacklist),
 			(SELECT count(*) FROM young_runs), pg_database_size(current_database()), (SELECT count(*) FROM teacher_games),
 			count(q.*), coalesce(sum(q.n), 0), coalesce(sum(q.nbl), 0),
@@ -49,6 +49,11 @@ func (p *PG) Stats(ctx context.Context) (Stats, error) {
 			WHERE t.id = 1 GROUP BY t.id`, metaPruneMin, DefaultPruneMinGames).Scan(
 			&s.Games, &s.BlackWins, &s.WhiteWins, &s.Draws, &s.MergedShards, &s.Generations, &s.PrunedBlack,
 			&s.YoungRuns, &s.FileBytes, &s.TeacherGames, &s.Positions, &s.Moves, &s.Blacklisted, &s.Young)
+		if err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, "SELECT count(*), coalesce(sum(games), 0) FROM merged_shards WHERE kind = $1", ledgerTeacher).
+			Scan(&s.TeacherShards, &s.TeacherShardGames)
 	})
 	s.Blacklisted += s.PrunedBlack
 	return s, p.wrap("stats of", err)

@@ -38,6 +38,10 @@ func (d *DB) stats(ctx context.Context) (Stats, error) {
 		FROM totals t WHERE t.id = 1`
 	err = snap.tx.QueryRowContext(ctx, counts).Scan(&s.Games, &s.BlackWins, &s.WhiteWins, &s.Draws,
 		&s.MergedShards, &s.Generations, &s.PrunedBlack, &s.TeacherGames)
+	if err == nil && d.schema >= schemaTeacherShards {
+		err = snap.tx.QueryRowContext(ctx, "SELECT count(*), coalesce(sum(games), 0) FROM merged_shards WHERE kind = ?", ledgerTeacher).
+			Scan(&s.TeacherShards, &s.TeacherShardGames)
+	}
 	if err != nil {
 		return s, classify(err)
 	}

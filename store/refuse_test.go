@@ -110,7 +110,7 @@ func TestMergeRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.write([]byte{3, 0}); err != nil {
+	if err := w.write([]byte{4, 0}); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := w.seal(totals{}); err != nil {

@@ -16,15 +16,16 @@ import (
 	"ocvist/gomoku"
 )
 
-// A run file is a sealed, sorted, immutable set of position statistics: a
+// A run file is a sealed, sorted, immutable set of position statistics (a
 // worker's shard, a sealed export of a database, or a young run of a
-// database (see the package documentation). Format version 1, all integers
+// database; see the package documentation) or of the learning loop's
+// teacher games (a teacher shard). Format version 2, all integers
 // unsigned varints unless said otherwise:
 //
-//	header   magic "OCVSRUN\x00", format version (1), kind byte ('S' shard,
-//	         'E' export, 'Y' young), rule byte (gomoku.Rule), key version,
-//	         board size, id (length + bytes), meta (length + JSON object of
-//	         strings)
+//	header   magic "OCVSRUN\x00", format version (1 or 2, see below), kind
+//	         byte ('S' shard, 'E' export, 'Y' young, 'T' teacher shard),
+//	         rule byte (gomoku.Rule), key version, board size, id (length +
+//	         bytes), meta (length + JSON object of strings)
 //	records  a tag byte, then by tag:
 //	  1 position: id (8 bytes little-endian, PositionID of the key), born
 //	         (database game count when first seen; 0 in shards and exports:
@@ -50,22 +51,32 @@ import (
 //
 // Positions come in strictly increasing (id, key) order (ids compared as
 // int64, keys bytewise) with their moves in strictly increasing (x, y)
-// order; a reader checks the order, the footer's counts and the CRC, and
-// refuses a file without the trailer (not sealed) before reading anything.
-// A run's seal (its CRC and size) identifies its content in merge ledgers.
+// order; teacher games in strictly increasing (gen, game) order; a reader
+// checks the order, the footer's counts and the CRC, and refuses a file
+// without the trailer (not sealed) before reading anything. A run's seal
+// (its CRC and size) identifies its content in merge ledgers.
+//
+// Versions: format 2 added kind 'T' and record type 3, which only it may
+// hold. A run without them is written as format 1, byte for byte as
+// before, so that a program of format 1 reads every shard, export and
+// young run it could before; a teacher shard is format 2, which such a
+// program refuses as a whole ("run format 2, this program reads 1")
+// rather than skip the games in it. This program reads both.
 const (
 	runMagic    = "OCVSRUN\x00"
 	runTrailer  = "OCVSEAL\n"
-	runVersion  = 1
+	runVersion  = 2 // the newest format, which this program reads with 1
 	runSealSize = 4 + len(runTrailer)
 
-	kindShard  = 'S'
-	kindExport = 'E'
-	kindYoung  = 'Y'
+	kindShard   = 'S'
+	kindExport  = 'E'
+	kindYoung   = 'Y'
+	kindTeacher = 'T'
 
 	tagFooter   = 0
 	tagPosition = 1
 	tagLedger   = 2
+	tagTeacher  = 3
 
 	flagBlacklisted = 1
 )
@@ -172,10 +183,11 @@ func (t *totals) add(u totals) {
 
 // runHeader is what a run says about itself.
 type runHeader struct {
-	kind byte
-	cfg  Config
-	id   string
-	meta map[string]string
+	version byte // the format (formatOf(kind) when written)
+	kind    byte
+	cfg     Config
+	id      string
+	meta    map[string]string
 }
 
 // runFooter is a run's closing counts.
@@ -198,8 +210,10 @@ type runWriter struct {
 	size    int64
 	buf     []byte
 	last    position // order check
+	lastTG  [2]int   // (gen, game) of the last teacher game
 	started bool
 	foot    runFooter
+	kind    byte
 }
 
 // runSink is where a run is written: a file (runFile) or a young run's
@@ -268,13 +282,13 @@ func (r *runFile) discard() {
 
 // startRun writes the header of a run to out.
 func startRun(out runSink, path string, h runHeader) (*runWriter, error) {
-	w := &runWriter{out: out, path: path}
+	w := &runWriter{out: out, path: path, kind: h.kind}
 	meta, err := json.Marshal(h.meta)
 	if err != nil {
 		w.abort()
 		return nil, err
 	}
-	b := append([]byte(runMagic), runVersion, h.kind, byte(h.cfg.Rule))
+	b := append([]byte(runMagic), formatOf(h.kind), h.kind, byte(h.cfg.Rule))
 	b = binary.AppendUvarint(b, uint64(h.cfg.KeyVersion))
 	b = binary.AppendUvarint(b, uint64(h.cfg.BoardSize))
 	b = appendBytes(b, []byte(h.id))
@@ -284,6 +298,15 @@ func startRun(out runSink, path string, h runHeader) (*runWriter, error) {
 		return nil, err
 	}
 	return w, nil
+}
+
+// formatOf is the format a run of the kind is written in: 2 for a teacher
+// shard, which needs it; 1, as before format 2, for every other kind.
+func formatOf(kind byte) byte {
+	if kind == kindTeacher {
+		return 2
+	}
+	return 1
 }
 
 func appendBytes(b, s []byte) []byte {
@@ -322,6 +345,31 @@ func (w *runWriter) position(p *position) error {
 	w.buf = b
 	w.foot.positions++
 	w.foot.rows += int64(len(p.moves))
+	return w.write(b)
+}
+
+// teacher appends a teacher game (a teacher shard only), which must follow
+// the previous one in (Gen, Game) order.
+func (w *runWriter) teacher(g *TeacherGame) error {
+	if err := g.check(); err != nil {
+		return err
+	}
+	switch at := [2]int{g.Gen, g.Game}; {
+	case w.kind != kindTeacher:
+		return fmt.Errorf("run %s: a teacher game in a run of kind %q", w.path, w.kind)
+	case w.started && (at[0] < w.lastTG[0] || at[0] == w.lastTG[0] && at[1] <= w.lastTG[1]):
+		return fmt.Errorf("run %s: teacher game %d/%d out of order", w.path, g.Gen, g.Game)
+	}
+	w.started, w.lastTG = true, [2]int{g.Gen, g.Game}
+	b := append(w.buf[:0], tagTeacher)
+	b = binary.AppendUvarint(b, uint64(g.Gen))
+	b = binary.AppendUvarint(b, uint64(g.Game))
+	b = binary.AppendUvarint(b, uint64(g.Book))
+	b = append(b, byte(g.Winner))
+	b = appendBytes(b, pointBytes(g.Moves))
+	b = appendBytes(b, pointBytes(g.Teacher))
+	b = appendBytes(b, appendPlies(nil, g.Plies))
+	w.buf = b
 	return w.write(b)
 }
 
@@ -386,6 +434,7 @@ type runReader struct {
 	ledger   []ledgerEntry
 	done     bool
 	last     position // order check
+	lastTG   [2]int   // (gen, game) of the last teacher game
 	strict   bool     // also check every position's id against its key
 	skipKeys bool     // leave keys unread (ids and counts only); order checked by id
 	// keep, when set, passes over the positions whose id it rejects
@@ -720,10 +769,10 @@ func (r *runReader) header() error {
 		return err
 	}
 	r.r += len(runMagic)
-	if v := r.buf[r.r]; v != runVersion {
-		return fmt.Errorf("%w: run format %d, this program reads %d", ErrSchemaVersion, v, runVersion)
+	if v := r.buf[r.r]; v < 1 || v > runVersion {
+		return fmt.Errorf("%w: run format %d, this program reads 1 to %d", ErrSchemaVersion, v, runVersion)
 	}
-	r.h.kind, r.h.cfg.Rule = r.buf[r.r+1], gomoku.Rule(r.buf[r.r+2])
+	r.h.version, r.h.kind, r.h.cfg.Rule = r.buf[r.r], r.buf[r.r+1], gomoku.Rule(r.buf[r.r+2])
 	r.r += 3
 	kv, err := r.count(1 << 16)
 	if err != nil {
@@ -747,8 +796,10 @@ func (r *runReader) header() error {
 		return fmt.Errorf("%w: run meta: %v", ErrCorrupt, err)
 	}
 	switch {
-	case r.h.kind != kindShard && r.h.kind != kindExport && r.h.kind != kindYoung:
+	case r.h.kind != kindShard && r.h.kind != kindExport && r.h.kind != kindYoung && r.h.kind != kindTeacher:
 		return fmt.Errorf("%w: run kind %q", ErrCorrupt, r.h.kind)
+	case r.h.kind == kindTeacher && r.h.version < 2:
+		return fmt.Errorf("%w: a teacher shard in run format %d (teacher shards are format 2)", ErrCorrupt, r.h.version)
 	case r.h.id == "":
 		return fmt.Errorf("%w: run without id", ErrCorrupt)
 	}
@@ -787,10 +838,91 @@ func (r *runReader) next() (*position, error) {
 				return nil, err
 			}
 		default:
-			return nil, fmt.Errorf("%w: record type %d is not readable by this program (format %d)", ErrSchemaVersion, tag, runVersion)
+			return nil, r.unexpected(tag)
 		}
 	}
 	return nil, nil
+}
+
+// unexpected is the error for a record of type tag where the reader does
+// not read it: one of a kind this run cannot hold, or of a newer format.
+func (r *runReader) unexpected(tag byte) error {
+	switch {
+	case tag == tagTeacher && r.h.kind != kindTeacher:
+		return fmt.Errorf("%w: a teacher game in a run of kind %q", ErrCorrupt, r.h.kind)
+	case tag == tagTeacher:
+		return fmt.Errorf("%w: teacher games read as positions", ErrCorrupt) // a caller's mistake: see nextTeacher
+	case tag == tagPosition || tag == tagLedger:
+		return fmt.Errorf("%w: record type %d in a teacher shard", ErrCorrupt, tag)
+	}
+	return fmt.Errorf("%w: record type %d is not readable by this program (format %d)", ErrSchemaVersion, tag, runVersion)
+}
+
+// nextTeacher returns the next game of a teacher shard, or nil after the
+// last one once the footer and the CRC have been checked. The game is the
+// caller's.
+func (r *runReader) nextTeacher() (*TeacherGame, error) {
+	for !r.done {
+		tag, err := r.byte()
+		if err != nil {
+			return nil, err
+		}
+		switch tag {
+		case tagTeacher:
+			if r.h.kind != kindTeacher {
+				return nil, r.unexpected(tag)
+			}
+			return r.teacherGame()
+		case tagFooter:
+			if err := r.footer(); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, r.unexpected(tag)
+		}
+	}
+	return nil, nil
+}
+
+// teacherGame decodes a teacher game record (after its tag), checking it
+// and its order, and counts it with its result.
+func (r *runReader) teacherGame() (*TeacherGame, error) {
+	var v [4]int64
+	for i := range 3 {
+		var err error
+		if v[i], err = r.count(1 << 31); err != nil {
+			return nil, err
+		}
+	}
+	w, err := r.byte()
+	if err != nil {
+		return nil, err
+	}
+	row := teacherRow{gen: int(v[0]), game: int(v[1]), book: int(v[2]), winner: int(w)}
+	for _, dst := range []*[]byte{&row.moves, &row.teacher, &row.plies} {
+		if *dst, err = r.bytes(nil); err != nil {
+			return nil, err
+		}
+	}
+	g, err := row.decode()
+	if err != nil {
+		return nil, err
+	}
+	at := [2]int{g.Gen, g.Game}
+	if r.started && (at[0] < r.lastTG[0] || at[0] == r.lastTG[0] && at[1] <= r.lastTG[1]) {
+		return nil, fmt.Errorf("%w: teacher game %d/%d out of order", ErrCorrupt, g.Gen, g.Game)
+	}
+	r.started, r.lastTG = true, at
+	r.counted.games++
+	switch g.Winner {
+	case gomoku.Black:
+		r.counted.black++
+	case gomoku.White:
+		r.counted.white++
+	default:
+		r.counted.draws++
+	}
+	return &g, nil
 }
 
 // position decodes the next position record. Hot (every position of every
@@ -895,6 +1027,9 @@ func (r *runReader) footer() error {
 			ErrCorrupt, r.foot.positions, r.foot.rows, r.counted.positions, r.counted.rows)
 	case r.foot.black+r.foot.white+r.foot.draws != r.foot.games:
 		return fmt.Errorf("%w: footer results do not add up to its games", ErrCorrupt)
+	case r.h.kind == kindTeacher && r.foot.totals != r.counted.totals:
+		return fmt.Errorf("%w: footer counts %d teacher games (%d, %d, %d), file holds %d (%d, %d, %d)", ErrCorrupt,
+			r.foot.games, r.foot.black, r.foot.white, r.foot.draws, r.counted.games, r.counted.black, r.counted.white, r.counted.draws)
 	}
 	var sum [4]byte
 	if _, err := r.f.ReadAt(sum[:], r.crcEnd); err != nil {
@@ -919,11 +1054,21 @@ func verifyRun(path string) (runHeader, runFooter, []ledgerEntry, string, error)
 	}
 	defer r.close()
 	for {
-		p, err := r.next()
-		if err != nil {
-			return r.h, runFooter{}, nil, "", err
+		var more bool
+		if r.h.kind == kindTeacher {
+			g, err := r.nextTeacher()
+			if err != nil {
+				return r.h, runFooter{}, nil, "", err
+			}
+			more = g != nil
+		} else {
+			p, err := r.next()
+			if err != nil {
+				return r.h, runFooter{}, nil, "", err
+			}
+			more = p != nil
 		}
-		if p == nil {
+		if !more {
 			return r.h, r.foot, r.ledger, r.seal(), nil
 		}
 	}

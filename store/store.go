@@ -33,8 +33,10 @@ type Store interface {
 	SetMeta(ctx context.Context, m map[string]string) error
 	AddGeneration(ctx context.Context, g Generation) error
 	Generations(ctx context.Context) ([]Generation, error)
-	AddTeacherGames(ctx context.Context, games []TeacherGame) (int64, error)
 	TeacherGames(ctx context.Context, from, to int, fn func(TeacherGame) error) error
+	TeacherStored(ctx context.Context, gen int) (int64, error)
+	PlanTeacher(ctx context.Context, p TeacherPlan) (TeacherPlan, error)
+	JoinLoop(ctx context.Context) (LoopMember, error)
 	Close() error
 }
 

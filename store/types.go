@@ -168,6 +168,12 @@ type Stats struct {
 	MergedShards int64 `json:"merged_shards"`
 	Generations  int64 `json:"generations"`
 	TeacherGames int64 `json:"teacher_games"` // the learning loop's games (not in Games)
+	// TeacherShards are the teacher shards merged, with the games they
+	// held: TeacherShardGames exceeds TeacherGames only by games merged
+	// twice from two shards (duplicates, kept once) and falls short of it
+	// by games stored before teacher shards (schema 6).
+	TeacherShards     int64 `json:"teacher_shards"`
+	TeacherShardGames int64 `json:"teacher_shard_games"`
 	// Rule is the rule's name ("freestyle" or "standard").
 	Rule          string `json:"rule"`
 	KeyVersion    int    `json:"key_version"`

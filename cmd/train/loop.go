@@ -6,24 +6,28 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"ocvist/coordinator"
-	"ocvist/data"
-	"ocvist/policy"
-	"ocvist/store"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"time"
 
+	"ocvist/coordinator"
+	"ocvist/data"
 	"ocvist/gomoku"
 	"ocvist/loop"
+	"ocvist/policy"
+	"ocvist/store"
 )
 
 const loopAbout = `
 Run the learning loop v2 (README.md, "The learning loop v2"; the shipped
 model's recipe and figures in data/README.md; "go doc ./loop"): each
 generation plays -games teacher games (the search with -nodes nodes a move,
-ordered and evaluated by the adopted models), stores them in the database,
-fits a policy forest (which candidate the teacher chose) and a value forest
+ordered and evaluated by the adopted models) on -workers worker processes,
+which publish them as sealed shards that are merged into the database
+exactly once, fits a policy forest (which candidate the teacher chose) and a value forest
 (who wins) on the games of the last -window generations, measures them on
 held-out games (top-1, within-position AUC), gates the new policy against
 the adopted one (paired games of the pure policies from generated openings,
@@ -32,10 +36,16 @@ generation is adopted only when the SPRT finds it stronger, or, when the
 gate ends undecided at -gate-games, when its pair score's 95% interval lies
 above 50% (the SPRT needs 30 pairs: with -gate-games under 60 the interval
 always decides, and the loop says so when it starts). Models go to
--models (gen-NNN.policy.ocf, gen-NNN.value.ocf). A run continues after the
-last recorded generation; the same database, flags and -seed give the same
-games and byte-identical models. "train stats -json" lists the generations
-and "train report" draws the curve.`
+-models (gen-NNN.policy.ocf, gen-NNN.value.ocf). It runs -gens generations,
+or for -duration (then as many as fit; with both, whichever ends first). A
+run continues where the last one was: a stopped or crashed loop's finished
+games are merged and only the missing ones played, and a generation whose
+games are all in is not played again; the same database, flags and -seed
+give the same games and byte-identical models. Against a PostgreSQL
+database every machine that runs "train loop" with the same flags plays
+games of the current generation, and one of them fits and gates it
+(README.md, "One job on many machines"). "train stats -json" lists the
+generations and "train report" draws the curve.`
 
 func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := loop.DefaultConfig()
@@ -43,11 +53,20 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	dbPath := fs.String("db", "data/loop.db", "database `file` (created if missing)")
 	dir := fs.String("models", "", "model `directory` (default: the database's name with .models, beside it; data/loop.models for a PostgreSQL URL)")
 	start := fs.String("start", "", "generation 0's policy model `file` (default: the shipped 2026-11-21 model)")
-	gens := fs.Int("gens", 4, "generations to run")
+	gens := fs.Int("gens", 4, "generations to run (without it, with -duration: as many as fit)")
+	duration := fs.Duration("duration", 0, "run this long, then stop as a Ctrl-C does (0: no limit)")
 	rule := fs.String("rule", "freestyle", "freestyle or standard")
+	backlog := coordinator.BacklogAuto
+	fs.Var(&backlog, "backlog", "bound of the teacher shards waiting on local disk to be merged (as train run's)")
 	registerLoopFlags(fs, &cfg)
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
+	}
+	if *duration < 0 {
+		return usageError{fmt.Sprintf("loop: -duration %v is negative", *duration)}
+	}
+	if *duration > 0 && !flagSet(fs, "gens") {
+		*gens = math.MaxInt
 	}
 	if err := completeLoopConfig(&cfg, *rule, *gens); err != nil {
 		return err
@@ -72,14 +91,42 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	l.StartFile = startBytes
+	l.ShardRoot, l.Out, l.Backlog = coordinator.ShardDir(*dbPath), stderr, backlog
 	l.Log = func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
-	fmt.Fprintf(stderr, "train loop: %s, %d generations, seed %d, models in %s\n", *dbPath, *gens, cfg.Seed, *dir)
-	recs, err := l.Run(ctx, *gens)
+	fmt.Fprintf(stderr, "train loop: %s, %s, %d workers, seed %d, models in %s\n", store.Redact(*dbPath), loopLimit(*gens, *duration), cfg.Workers, cfg.Seed, *dir)
+	lctx := ctx
+	if *duration > 0 {
+		var cancel context.CancelFunc
+		lctx, cancel = context.WithTimeout(ctx, *duration)
+		defer cancel()
+	}
+	recs, err := l.Run(lctx, *gens)
 	for _, rec := range recs {
 		fmt.Fprintf(stdout, "gen %d: top-1 %.3f, AUC %.3f, value AUC %.3f; gate %.3f [%.3f, %.3f] %s; adopted %v; current gen %d\n",
 			rec.Gen, rec.Top1, rec.AUC, rec.ValueAUC, rec.Gate.Score, rec.Gate.Low, rec.Gate.High, rec.GateVerdict(), rec.Adopted, rec.Current)
 	}
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		fmt.Fprintln(stdout, "stopped: finished games are merged; run again to continue")
+		return context.Canceled
+	case lctx.Err() != nil:
+		fmt.Fprintf(stdout, "-duration %v reached: finished games are merged; run again to continue\n", *duration)
+		return nil
+	}
 	return err
+}
+
+// loopLimit says how long a loop runs.
+func loopLimit(gens int, d time.Duration) string {
+	switch {
+	case d > 0 && gens == math.MaxInt:
+		return fmt.Sprintf("for %v", d)
+	case d > 0:
+		return fmt.Sprintf("%d generations or %v", gens, d)
+	}
+	return fmt.Sprintf("%d generations", gens)
 }
 
 // completeLoopConfig sets the rule and the fits' workers of cfg and
@@ -151,5 +198,6 @@ func registerLoopFlags(fs *flag.FlagSet, cfg *loop.Config) {
 	fs.IntVar(&cfg.Gate.MaxGames, "gate-games", cfg.Gate.MaxGames, fmt.Sprintf("most games of a gate match, even (an SPRT may end it sooner; it needs %d to decide)", 2*cfg.Gate.SPRTPairs()))
 	fs.Float64Var(&cfg.Gate.Elo1, "gate-elo", cfg.Gate.Elo1, "the gate's H1: the new policy is this much stronger (H0: equal)")
 	fs.IntVar(&cfg.AnchorGames, "anchor-games", cfg.AnchorGames, "games against each anchor, even (paired, colours swapped)")
-	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "goroutines for games, fits and matches")
+	fs.IntVar(&cfg.Block, "block", cfg.Block, "teacher games a worker is given at once (claimed together; who plays a game never changes it)")
+	fs.IntVar(&cfg.Workers, "workers", runtime.NumCPU(), "worker processes for the teacher games, goroutines for fits and matches")
 }

@@ -14,26 +14,26 @@ func workerCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	w, gate, err := config()
+	w, input, err := config()
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	if gate {
-		w.Gate = goAheads(stdin)
+	if input {
+		w.In = lines(stdin)
 	}
 	return coordinator.Work(ctx, w, stdout)
 }
 
-// goAheads delivers a value for each line read from r (the coordinator's
-// go-aheads) and is closed at its end: a coordinator that is gone holds no
+// lines delivers the lines read from r (the coordinator's go-aheads and
+// answers) and is closed at its end: a coordinator that is gone holds no
 // worker back.
-func goAheads(r io.Reader) <-chan struct{} {
-	ch := make(chan struct{})
+func lines(r io.Reader) <-chan string {
+	ch := make(chan string)
 	go func() {
 		defer close(ch)
 		sc := bufio.NewScanner(r)
 		for sc.Scan() {
-			ch <- struct{}{}
+			ch <- sc.Text()
 		}
 	}()
 	return ch

@@ -109,7 +109,10 @@ var allowed = map[string]struct{ deps, external string }{
 	"gomocup":           {"gomoku internal/splitmix", ""},
 	"data":              {"", ""},
 	"coordinator":       {"arena search selfplay store policy forest patterns canon gomoku internal/splitmix internal/stop", "gonum.org/v1/gonum/ github.com/mattn/go-sqlite3 github.com/jackc/pgx/"},
-	"loop":              {"arena search selfplay store policy forest patterns canon gomoku gomocup internal/splitmix", "gonum.org/v1/gonum/ gonum.org/v1/plot github.com/mattn/go-sqlite3 github.com/jackc/pgx/"},
+	// loop plays its teacher games through the coordinator's jobs (worker
+	// processes, sealed shards, merges): every game the trainer plays
+	// takes that one path.
+	"loop": {"coordinator arena search selfplay store policy forest patterns canon gomoku gomocup internal/splitmix internal/stop", "gonum.org/v1/gonum/ gonum.org/v1/plot github.com/mattn/go-sqlite3 github.com/jackc/pgx/"},
 }
 
 // onlyCommands are the packages that only commands may import.
@@ -213,8 +216,8 @@ func importNames(f *ast.File) map[string]string {
 var goroutines = map[string]string{
 	"forest/fit.go":            "Fit's bounded pool of workers, waited for before Fit returns",
 	"arena/match.go":           "MatchFactories' workers (Config.Concurrency), waited for before it returns",
-	"coordinator/run.go":       "the training job's merger, a PostgreSQL prune beside it and one reader per worker process, done before Run returns",
-	"loop/loop.go":             "a generation's teacher games on Config.Workers goroutines, waited for before play returns",
+	"coordinator/job.go":       "a job's merger, a PostgreSQL prune beside it and one reader per worker process, done before Run or PlayTeacher returns",
+	"coordinator/run.go":       "a PostgreSQL job's prune beside its merger (started by it, waited for by it)",
 	"gomocup/think.go":         "the engine's Move for one turn, waited for before the turn's call returns",
 	"internal/cli/lines.go":    "the commands' input reader (internal/cli is the commands' scaffold)",
 	"internal/cli/cli.go":      "the commands' signal listener, which cancels the command's context (internal/cli is the commands' scaffold)",

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"ocvist/store"
+)
+
+// smallLoop are the flags of a small, quick learning loop on two workers.
+func smallLoop(db string, games string) []string {
+	return []string{"loop", "-db", db, "-gens", "1", "-games", games, "-block", "4", "-nodes", "300", "-openings", "4",
+		"-gate-games", "8", "-anchor-games", "4", "-trees", "4", "-depth", "6", "-workers", "2", "-seed", "5"}
+}
+
+// teacherState reads a database's teacher games and stats.
+func teacherState(t *testing.T, db string) ([]store.TeacherGame, store.Stats) {
+	t.Helper()
+	d, err := store.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var games []store.TeacherGame
+	if err := d.TeacherGames(context.Background(), 0, 99, func(g store.TeacherGame) error { games = append(games, g); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	st, err := d.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return games, st
+}
+
+// TestLoopStopResume: train loop's workers are processes whose teacher
+// shards are merged as they come; stopped (SIGTERM) once two are in, it
+// exits 0 saying so, and run again with the same flags it ends where an
+// uninterrupted loop ends: the same games, each merged once, and the same
+// model files. -duration stops it as a stop does.
+func TestLoopStopResume(t *testing.T) {
+	dir := t.TempDir()
+	ref := filepath.Join(dir, "ref.db")
+	if _, errOut, code := train(t, smallLoop(ref, "80")...); code != 0 || !strings.Contains(errOut, "gen 1: teacher games") {
+		t.Fatalf("loop: exit %d\n%s", code, errOut)
+	}
+	refGames, _ := teacherState(t, ref)
+
+	db := filepath.Join(dir, "l.db")
+	cmd := trainCmd(t, smallLoop(db, "80")...)
+	var o, e syncBuffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(db); err == nil {
+			if _, st := teacherState(t, db); st.TeacherShards >= 2 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no two teacher shards merged in two minutes:\n%s", e.String())
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("stopped loop: %v\n%s\n%s", err, o.String(), e.String())
+	}
+	if _, st := teacherState(t, db); st.Generations == 0 && !strings.Contains(o.String(), "stopped: finished games are merged; run again to continue") {
+		t.Errorf("a loop stopped before its record does not say so:\n%s", o.String())
+	}
+	if _, errOut, code := train(t, smallLoop(db, "80")...); code != 0 {
+		t.Fatalf("resumed loop: exit %d\n%s", code, errOut)
+	}
+	games, st := teacherState(t, db)
+	if !reflect.DeepEqual(games, refGames) || st.TeacherShardGames != 80 || st.Generations != 1 {
+		t.Fatalf("after the resume: %d games (the reference's: %v), stats %+v", len(games), reflect.DeepEqual(games, refGames), st)
+	}
+	for _, role := range []string{"policy", "value"} {
+		a, err1 := os.ReadFile(filepath.Join(dir, "ref.models", "gen-001."+role+".ocf"))
+		b, err2 := os.ReadFile(filepath.Join(dir, "l.models", "gen-001."+role+".ocf"))
+		if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+			t.Errorf("generation 1's %s model differs from the uninterrupted loop's (%v, %v)", role, err1, err2)
+		}
+	}
+	out, errOut, code := train(t, append(smallLoop(filepath.Join(dir, "d.db"), "80"), "-duration", "1ns")...)
+	if code != 0 || !strings.Contains(out, "-duration 1ns reached: finished games are merged; run again to continue") {
+		t.Errorf("-duration 1ns: exit %d\n%s\n%s", code, out, errOut)
+	}
+}

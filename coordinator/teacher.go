@@ -1,0 +1,193 @@
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+
+	"ocvist/arena"
+	"ocvist/gomoku"
+	"ocvist/policy"
+	"ocvist/search"
+	"ocvist/selfplay"
+	"ocvist/store"
+)
+
+// TeacherConfig is what a teacher worker plays: game numbers of generation
+// Gen of the learning loop (package loop), each seeded from (Seed, Gen,
+// game) alone (selfplay.TeacherSeed), by the search with Nodes nodes a
+// move ordered by the policy model and evaluated with the value model,
+// from the openings of the Openings file (written with WriteOpenings: the
+// loop generates a generation's openings once, which takes seconds). It
+// travels to the worker processes as JSON, so a worker plays exactly what
+// the loop plans, whichever game it is given.
+type TeacherConfig struct {
+	Rule       string  `json:"rule"`
+	Radius     int     `json:"radius"`
+	Nodes      int64   `json:"nodes"`
+	Explore    int     `json:"explore"`
+	Margin     int     `json:"margin"`
+	Openings   string  `json:"openings"` // the openings' file
+	Seed       uint64  `json:"seed"`
+	Gen        int     `json:"gen"`
+	Policy     string  `json:"policy"`          // the policy model's file (the search's prior)
+	Value      string  `json:"value,omitempty"` // the value model's file ("" none)
+	PriorDepth int     `json:"prior_depth"`     // see arena.SearchConfig
+	ValueScale float64 `json:"value_scale"`
+}
+
+// Validate checks the configuration (not its files).
+func (c *TeacherConfig) Validate() error {
+	var errs []error
+	if _, err := gomoku.ParseRule(c.Rule); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Openings == "" || c.Gen < 0 || c.Policy == "" || c.PriorDepth < 0 {
+		errs = append(errs, fmt.Errorf("teacher: want an openings file, generation ≥ 0, a policy model and prior depth ≥ 0 (have %q, %d, %q, %d)",
+			c.Openings, c.Gen, c.Policy, c.PriorDepth))
+	}
+	if err := c.selfplay(nil).Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func (c *TeacherConfig) selfplay(openings [][]gomoku.Point) selfplay.TeacherConfig {
+	rule, _ := gomoku.ParseRule(c.Rule)
+	return selfplay.TeacherConfig{Rule: rule, Radius: c.Radius, Nodes: c.Nodes, Explore: c.Explore, Margin: c.Margin, Openings: openings}
+}
+
+// NewTeacher returns the teacher c describes: its openings read, its
+// models loaded and checked against the games' rule and radius.
+func (c *TeacherConfig) NewTeacher() (*selfplay.Teacher, error) {
+	rule, err := gomoku.ParseRule(c.Rule)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := arena.ReadOpeningsFile(c.Openings)
+	if err != nil {
+		return nil, err
+	}
+	openings := make([][]gomoku.Point, len(ops))
+	for i, o := range ops {
+		openings[i] = o.Moves
+	}
+	pm, err := policy.LoadFile(c.Policy)
+	if err != nil {
+		return nil, err
+	}
+	if pm.Check(rule) != nil || pm.Spec.Radius != c.Radius {
+		return nil, fmt.Errorf("teacher: policy model %s (%v) does not fit the games (%s, radius %d)", c.Policy, pm.Spec, c.Rule, c.Radius)
+	}
+	tc := c.selfplay(openings)
+	if err := tc.Validate(); err != nil {
+		return nil, err
+	}
+	t := selfplay.NewTeacher(tc, search.DefaultConfig())
+	t.Searcher().SetPrior(policy.NewPrior(pm), c.PriorDepth)
+	if c.Value != "" {
+		vm, err := policy.LoadValueFile(c.Value)
+		if err != nil {
+			return nil, err
+		}
+		t.Searcher().SetValue(policy.NewValuer(vm), c.ValueScale)
+	}
+	return t, nil
+}
+
+// WriteOpenings writes the openings to path (atomically), as
+// TeacherConfig.Openings reads them: one a line, as offsets from the
+// centre (arena.ParseOpenings), in order.
+func WriteOpenings(path string, ops []arena.Opening, header string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n", header)
+	for _, o := range ops {
+		for i, p := range o.Moves {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%d,%d", p.X()-gomoku.Size/2, p.Y()-gomoku.Size/2)
+		}
+		b.WriteString("\n")
+	}
+	return policy.WriteFileAtomic(path, []byte(b.String()))
+}
+
+// playTeacher is a teacher worker: it makes its teacher, writes "playing"
+// and then, claim after claim, writes "claim", reads the coordinator's
+// answer from cfg.In ("play I J …": those games; "done", or the end of
+// In: no more) and plays the games, writing "played N" after each, and
+// publishes them as one teacher shard in cfg.Dir ("published PATH GAMES
+// BYTES"). When ctx ends or its parent dies, it publishes the games it
+// finished and returns nil.
+func playTeacher(ctx context.Context, cfg WorkerConfig, out io.Writer) error {
+	tc := cfg.Teacher
+	t, err := tc.NewTeacher()
+	if err != nil {
+		return err
+	}
+	rule, _ := gomoku.ParseRule(tc.Rule)
+	fmt.Fprintln(out, "playing")
+	ppid := os.Getppid()
+	played := 0
+	for {
+		fmt.Fprintln(out, "claim")
+		games, ok, err := answer(ctx, cfg.In)
+		if err != nil || !ok {
+			return err
+		}
+		var done []store.TeacherGame
+		for _, i := range games {
+			if ctx.Err() != nil || os.Getppid() != ppid {
+				break
+			}
+			g := t.Play(rand.New(rand.NewPCG(selfplay.TeacherSeed(tc.Seed, tc.Gen, i), 0)))
+			done = append(done, g.Stored(tc.Gen, i))
+			played++
+			fmt.Fprintf(out, "played %d\n", played)
+		}
+		// Never cancelled: finished games are published while stopping.
+		path, err := store.WriteTeacherShard(context.Background(), cfg.Dir, store.DefaultConfig(rule), done, map[string]string{
+			"worker": strconv.Itoa(cfg.Index), "gen": strconv.Itoa(tc.Gen), "seed": strconv.FormatUint(tc.Seed, 10),
+		})
+		if err != nil {
+			return err
+		}
+		if path != "" {
+			fmt.Fprintf(out, "published %s %d %d\n", path, len(done), fileSize(path))
+		}
+		if len(done) < len(games) {
+			return nil // stopped
+		}
+	}
+}
+
+// answer waits for the coordinator's answer to a claim: the games to
+// play (ok), or none more (not ok: "done", the end of in, or ctx ended).
+func answer(ctx context.Context, in <-chan string) (games []int, ok bool, err error) {
+	select {
+	case <-ctx.Done():
+		return nil, false, nil
+	case line, open := <-in:
+		if !open || line == "done" {
+			return nil, false, nil
+		}
+		f := strings.Fields(line)
+		if len(f) < 2 || f[0] != "play" {
+			return nil, false, fmt.Errorf("teacher worker: unexpected answer %q", line)
+		}
+		for _, s := range f[1:] {
+			i, err := strconv.Atoi(s)
+			if err != nil || i < 0 {
+				return nil, false, fmt.Errorf("teacher worker: unexpected answer %q", line)
+			}
+			games = append(games, i)
+		}
+		return games, true, nil
+	}
+}
