@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"ocvist/internal/pgtest"
 )
 
 // pgMaintLock is the store's advisory lock of prune and conclude.
@@ -218,5 +220,32 @@ func (j *jobRun) waitFor(t *testing.T, text string) {
 			t.Fatalf("no %q in 5 minutes:\n%s", text, j.errOut.String())
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestPostgresServerLostAtStart: a job that loses the server during its
+// start-up (here at its first write, the run's record) waits for it, says
+// so once, and goes on when it is back; it used to exit 1. The cut follows
+// what the job sends, and the restore the job's line.
+func TestPostgresServerLostAtStart(t *testing.T) {
+	u := pgSchemaURL(t)
+	dir := t.TempDir()
+	mustTrainIn(t, dir, "run", "-db", u, "-workers", "1", "-games", "20", "-seed", "1") // the store exists
+	proxy, pu := pgtest.NewProxy(t, u)
+	proxy.CutAt("ON CONFLICT (key) DO UPDATE SET value")
+	job := startJob(t, dir, "run", "-db", pu, "-workers", "1", "-games", "40", "-seed", "2")
+	job.waitFor(t, "waiting for the server")
+	proxy.Restore()
+	if err := job.cmd.Wait(); err != nil {
+		t.Fatalf("run: %v\n%s", err, job.errOut.String())
+	}
+	if n := strings.Count(job.errOut.String(), "waiting for the server"); n != 1 || !strings.Contains(job.errOut.String(), "server back: starting") {
+		t.Errorf("%d waiting lines, want 1, then 'server back':\n%s", n, job.errOut.String())
+	}
+	var st struct {
+		Games int64 `json:"games"`
+	}
+	if err := json.Unmarshal([]byte(mustTrainIn(t, dir, "stats", "-db", u, "-json")), &st); err != nil || st.Games != 60 {
+		t.Errorf("stats: %d games, want 60 (%v)", st.Games, err)
 	}
 }
