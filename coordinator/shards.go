@@ -38,14 +38,21 @@ type jobDir struct {
 // made and locked under a temporary name and then renamed, so that no
 // other job ever sees it unlocked.
 func claimJobDir(root string) (*jobDir, error) {
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return nil, fmt.Errorf("create shard directory: %w", err)
-	}
 	var rnd [4]byte
 	rand.Read(rnd[:])
 	name := jobPrefix + strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(rnd[:])
 	tmp := filepath.Join(root, ".new-"+name)
-	if err := os.Mkdir(tmp, 0o755); err != nil {
+	// A job that ends removes the root if it is empty: make it again if
+	// that happens between the two calls.
+	var err error
+	for range 3 {
+		if err = os.MkdirAll(root, 0o755); err == nil {
+			if err = os.Mkdir(tmp, 0o755); !errors.Is(err, os.ErrNotExist) {
+				break
+			}
+		}
+	}
+	if err != nil {
 		return nil, fmt.Errorf("create shard directory: %w", err)
 	}
 	lock, err := os.OpenFile(filepath.Join(tmp, lockName), os.O_RDWR|os.O_CREATE, 0o644)
@@ -66,12 +73,15 @@ func claimJobDir(root string) (*jobDir, error) {
 	return &jobDir{path: filepath.Join(root, name), lock: lock}, nil
 }
 
-// release removes the folder if nothing waits in it, and unlocks it.
+// release removes the folder if nothing waits in it, and the shard root
+// if that leaves it empty (a database is a file, not a file and folders),
+// and unlocks it.
 func (d *jobDir) release() {
 	if waiting, err := store.ListShards(d.path); err == nil && len(waiting) == 0 {
 		store.CleanTemp(d.path)
 		os.Remove(filepath.Join(d.path, lockName))
 		os.Remove(d.path)
+		os.Remove(filepath.Dir(d.path)) // only if empty
 	}
 	d.lock.Close()
 }

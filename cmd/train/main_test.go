@@ -124,8 +124,12 @@ func TestRunAndStats(t *testing.T) {
 	if st.BlackWins+st.WhiteWins+st.Draws != st.Games {
 		t.Errorf("results %d+%d+%d != %d games", st.BlackWins, st.WhiteWins, st.Draws, st.Games)
 	}
-	if left, _ := filepath.Glob(db + ".shards/*"); len(left) != 0 {
-		t.Errorf("shards left behind: %v", left)
+	if entries, _ := os.ReadDir(filepath.Dir(db)); len(entries) != 2 { // t.db and its writer lock
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("beside the database after the run: %v, want t.db and t.db.lock", names)
 	}
 }
 
