@@ -86,7 +86,7 @@ type dbWatch struct {
 
 	mu   sync.Mutex // held while reading; guards the fields below
 	db   store.Store
-	file os.FileInfo // the file the open handle reads (SQLite)
+	file os.FileInfo // the file last opened (SQLite): nil until it existed
 	snap Snapshot
 	read time.Time // when snap was read
 	hist []sample  // games over the last RateWindow
@@ -186,7 +186,7 @@ func (d *dbWatch) open(ctx context.Context) error {
 	if !store.IsURL(d.path) {
 		fi, err := os.Stat(d.path)
 		switch {
-		case errors.Is(err, os.ErrNotExist) && d.db != nil:
+		case errors.Is(err, os.ErrNotExist) && d.file != nil:
 			return fmt.Errorf("database %s vanished (no such file)", d.name)
 		case errors.Is(err, os.ErrNotExist):
 			return fmt.Errorf("database %s: no such file (waiting for it to appear)", d.name)

@@ -107,7 +107,7 @@ func (g *game) settle() {
 // play puts q for the side to move, with its reason.
 func (g *game) play(q gomoku.Point, reason string) error {
 	if err := g.board.Play(q); err != nil {
-		return errorf(http.StatusConflict, "move %s: %v", q, err)
+		return err
 	}
 	g.reasons = append(g.reasons, reason)
 	g.version++
@@ -270,7 +270,7 @@ func (s *Server) makeGame(ctx context.Context, req newGameRequest) (*game, error
 		}
 		pos := patterns.FromBoard(g.board)
 		if err := g.play(q, explain(pos, q)); err != nil {
-			return nil, fmt.Errorf("move %d %s: %v", i+1, m, errors.Unwrap(err))
+			return nil, fmt.Errorf("move %d %s: %v", i+1, m, err)
 		}
 	}
 	return g, nil
@@ -430,7 +430,10 @@ func (s *Server) move(w http.ResponseWriter, r *http.Request, g *game) {
 		case !g.players[side-1].human():
 			return fmt.Errorf("move %s: it is %s's turn, played by %s", q, colourName(side), g.players[side-1].Agent)
 		}
-		return g.play(q, explain(patterns.FromBoard(g.board), q))
+		if err := g.play(q, explain(patterns.FromBoard(g.board), q)); err != nil {
+			return fmt.Errorf("move %s: %v", q, err)
+		}
+		return nil
 	})
 }
 
@@ -551,7 +554,7 @@ func (s *Server) engineMove(w http.ResponseWriter, r *http.Request, g *game) {
 		return
 	}
 	if err := g.play(q, inf.Reason); err != nil {
-		ev.send("error", map[string]string{"error": fmt.Sprintf("engine (%s): %v", p.Agent, err)})
+		ev.send("error", map[string]string{"error": fmt.Sprintf("engine (%s): move %s: %v", p.Agent, q, err)})
 		return
 	}
 	g.last, g.used = &inf, time.Now()
