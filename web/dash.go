@@ -395,6 +395,8 @@ func (s *Server) dbEvents(w http.ResponseWriter, r *http.Request, d *dbWatch) {
 		select {
 		case <-r.Context().Done():
 			return
+		case <-s.closed:
+			return
 		case <-tick.C:
 		}
 	}

@@ -75,6 +75,7 @@ type Server struct {
 	games  *gameList
 	dbs    []*dbWatch
 	once   sync.Once
+	closed chan struct{} // closed by Close: live streams end
 }
 
 // New returns a Server for cfg. It loads the shipped models; databases
@@ -85,7 +86,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), models: m, eng: newEngines(cfg), games: newGameList(cfg.MaxGames)}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), models: m, eng: newEngines(cfg), games: newGameList(cfg.MaxGames), closed: make(chan struct{})}
 	for _, path := range cfg.DBs {
 		s.dbs = append(s.dbs, newDBWatch(len(s.dbs), path, cfg.Poll))
 	}
@@ -94,10 +95,12 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Close closes the databases the dashboard opened.
+// Close ends the dashboard's live streams and closes the databases it
+// opened.
 func (s *Server) Close() error {
 	var errs []error
 	s.once.Do(func() {
+		close(s.closed)
 		for _, d := range s.dbs {
 			errs = append(errs, d.close())
 		}

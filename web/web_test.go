@@ -34,7 +34,7 @@ func newTestServer(t *testing.T, cfg Config) (*Server, *httptest.Server) {
 		t.Fatal(err)
 	}
 	ts := httptest.NewServer(srv)
-	t.Cleanup(func() { ts.Close(); srv.Close() })
+	t.Cleanup(func() { srv.Close(); ts.CloseClientConnections(); ts.Close() })
 	return srv, ts
 }
 

@@ -23,6 +23,7 @@ function el(tag, attrs = {}, ...kids) {
   const svg = ["svg", "line", "circle", "rect", "text", "g", "path", "polyline"].includes(tag);
   const e = svg ? document.createElementNS("http://www.w3.org/2000/svg", tag) : document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
+    if (v == null) continue;
     if (k === "text") e.textContent = v; else if (k.startsWith("on")) e.addEventListener(k.slice(2), v); else e.setAttribute(k, v);
   }
   for (const k of kids) e.append(k);
@@ -99,6 +100,16 @@ function fmtBytes(n) {
 }
 const fmtNum = (v, d = 3) => (v == null || v < 0 || Number.isNaN(v) ? "–" : (+v).toFixed(d));
 
+// infoFor is the search to show on the position after n moves: one made
+// on it, or the one whose first move is the last stone.
+function infoFor(n) {
+  const i = S.info;
+  if (!i || S.setup) return null;
+  if (i.ply === n) return i;
+  if (i.ply === n - 1 && n > 0 && moves()[n - 1] === pparse(i.pv[0])) return i;
+  return null;
+}
+
 // ---------- the board ----------
 function moves() { return S.game ? S.game.moves.map(pparse) : []; }
 function shownPly() { const n = S.setup ? S.setup.length : moves().length; return S.view == null ? n : Math.min(S.view, n); }
@@ -128,11 +139,12 @@ function drawBoard() {
     const w = S.game.win_line.map(pparse), a = w[0], b = w[w.length - 1];
     svg.append(el("line", { class: "winline", x1: 1 + (a % N), y1: 1 + Math.floor(a / N), x2: 1 + (b % N), y2: 1 + Math.floor(b / N) }));
   }
-  if (S.info && S.info.ply === n && !S.setup) {
-    S.info.pv.slice(0, 10).forEach((m, i) => {
+  const info = infoFor(n);
+  if (info) {
+    info.pv.slice(0, 10).forEach((m, i) => {
       const p = pparse(m);
       if (p < 0 || stones.has(p)) return;
-      const side = i % 2 === 0 ? S.info.side : S.info.side === "x" ? "o" : "x";
+      const side = i % 2 === 0 ? info.side : info.side === "x" ? "o" : "x";
       const cx = 1 + (p % N), cy = 1 + Math.floor(p / N);
       svg.append(el("circle", { class: `pv ${side}`, cx, cy, r: 0.4, "data-pv": i + 1 }), el("text", { class: "pvnum", x: cx, y: cy + 0.02, text: i + 1 }));
     });
@@ -144,10 +156,25 @@ function drawBoard() {
   for (let p = 0; p < N * N; p++) {
     svg.append(el("rect", { class: "cell", x: 0.5 + (p % N), y: 0.5 + Math.floor(p / N), width: 1, height: 1, "data-p": pname(p), role: "gridcell", "aria-label": pname(p) }));
   }
-  if (document.activeElement === svg) {
-    const p = S.cursor;
-    svg.append(el("rect", { class: "cursor", x: 0.55 + (p % N), y: 0.55 + Math.floor(p / N), width: 0.9, height: 0.9 }));
-  }
+  drawCursor();
+}
+// drawCursor shows the keyboard cursor while the board has the focus
+// (without redrawing the board, so that a click is never lost).
+function drawCursor() {
+  const svg = $("board");
+  let c = svg.querySelector(".cursor");
+  if (document.activeElement !== svg) return c && c.remove();
+  if (!c) svg.append((c = el("rect", { class: "cursor", width: 0.9, height: 0.9 })));
+  c.setAttribute("x", 0.55 + (S.cursor % N));
+  c.setAttribute("y", 0.55 + Math.floor(S.cursor / N));
+}
+// pointAt is the intersection under a click, or -1.
+function pointAt(e) {
+  const svg = $("board"), m = svg.getScreenCTM();
+  if (!m) return -1;
+  const pt = new DOMPoint(e.clientX, e.clientY).matrixTransform(m.inverse());
+  const x = Math.round(pt.x - 1), y = Math.round(pt.y - 1);
+  return x >= 0 && x < N && y >= 0 && y < N ? y * N + x : -1;
 }
 
 // ---------- the panel ----------
@@ -166,14 +193,13 @@ function render() {
     ol.append(li);
   });
   $("status").textContent = statusText();
-  const human = g && !g.over && isHuman(g.to_move);
   $("undo").disabled = !g || g.moves.length === 0 || S.watching;
   $("resign").disabled = !g || g.over || !(isHuman("x") || isHuman("o")) || S.watching;
   $("hint").disabled = !g || g.over || S.watching;
   $("analyse").disabled = !g || S.watching;
   $("setup").setAttribute("aria-pressed", S.setup ? "true" : "false");
   $("setup").textContent = S.setup ? "Play from here" : "Set up";
-  void human;
+  document.body.dataset.busy = S.stream ? "1" : "0";
   renderInfo();
 }
 function isHuman(side) {
@@ -192,7 +218,7 @@ function statusText() {
   return S.stream ? `${who} (${p.agent}) is thinking…` : `${who} (${p.agent}) to move.`;
 }
 function renderInfo() {
-  const info = S.info && S.info.ply === shownPly() ? S.info : null;
+  const info = infoFor(shownPly());
   $("evalfill").style.width = `${(blackShare(info) * 100).toFixed(1)}%`;
   $("score").textContent = scoreText(info);
   $("depth").textContent = info ? (info.depth ? `depth ${info.depth}, ${fmtInt(info.nodes)} nodes, ${info.ms} ms` : `${info.reason.split(";")[0]}`) : "";
@@ -291,6 +317,7 @@ async function analyse(hint = false) {
   stopStream();
   const ctl = new AbortController(), ply = shownPly();
   S.stream = ctl;
+  render();
   $("depth").textContent = "queued…";
   try {
     await stream(`/api/games/${g.id}/analyse`, { ply, hint }, (ev, data) => {
@@ -441,8 +468,7 @@ function renderDB(s) {
     const ul = el("ul", {});
     for (const m of s.models) {
       ul.append(el("li", {}, `generation ${m.gen}: ${m.policy}${m.value ? " + " + m.value : ""} `,
-        el("button", { text: `Play gen ${m.gen}`, "data-model": m.ref, disabled: m.ready ? null : "", onclick: () => playModel(m.ref) })));
-      if (!m.ready) ul.lastChild.querySelector("button").disabled = true;
+        el("button", { text: `Play gen ${m.gen}`, "data-model": m.ref, disabled: m.ready ? null : "", title: m.ready ? null : "the model file is missing", onclick: () => playModel(m.ref) })));
     }
     kids.push(ul);
   }
@@ -568,7 +594,7 @@ function onKey(e) {
     if (e.key === "ArrowDown") S.cursor = Math.min(N - 1, y + 1) * N + x;
     if (e.key === "Enter" || e.key === " ") return play(S.cursor);
     $("board").setAttribute("aria-label", `Board, cursor at ${pname(S.cursor)}`);
-    return drawBoard();
+    return drawCursor();
   }
   if (S.tab === "dash") return;
   const act = { n: () => startGame(), u: undo, h: () => analyse(true), a: () => $("analyse").click(), s: toggleSetup,
@@ -604,9 +630,9 @@ async function init() {
   $("error-close").addEventListener("click", clearError);
   $("moves-box").addEventListener("toggle", drawBoard);
   for (const b of document.querySelectorAll("nav button")) b.addEventListener("click", () => setTab(b.dataset.tab));
-  $("board").addEventListener("click", (e) => { const p = e.target.dataset && e.target.dataset.p; if (p) { S.cursor = pparse(p); play(S.cursor); } });
-  $("board").addEventListener("focus", drawBoard);
-  $("board").addEventListener("blur", drawBoard);
+  $("board").addEventListener("click", (e) => { const p = pointAt(e); if (p >= 0) { S.cursor = p; drawCursor(); play(p); } });
+  $("board").addEventListener("focus", drawCursor);
+  $("board").addEventListener("blur", drawCursor);
   document.addEventListener("keydown", onKey);
   window.addEventListener("resize", () => { if (S.tab === "dash") S.dash.forEach((s) => s && renderDB(s)); });
   if (S.cfg.dbs.length) {
