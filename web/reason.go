@@ -46,6 +46,10 @@ func attack(s patterns.Summary) string {
 		return "makes an open three"
 	case s.Threes == 1:
 		return "makes a broken three"
+	case s.Best == patterns.ClosedThree:
+		return "makes a closed three"
+	case s.Best == patterns.Two:
+		return "builds a two"
 	}
 	return ""
 }
@@ -89,6 +93,10 @@ func defence(pos *patterns.Position, q gomoku.Point, opp gomoku.Player) []string
 		add(fmt.Sprintf("takes %s's four-three point", who))
 	case pos.Has(q, patterns.MakesDouble, opp):
 		add(fmt.Sprintf("takes %s's double-three point", who))
+	case s.Fours > 0:
+		add(fmt.Sprintf("takes %s's four point", who))
+	case s.Threes > 0:
+		add(fmt.Sprintf("takes %s's three point", who))
 	}
 	return out
 }
@@ -119,20 +127,24 @@ func moveReason(pos *patterns.Position, r search.Result) string {
 	if e := explain(pos, r.Move); e != "" {
 		parts = append(parts, e)
 	}
-	if v := verdict(r); v != "" {
+	switch v := verdict(r); {
+	case v != "":
 		parts = append(parts, v)
-	}
-	if len(parts) == 0 {
-		if r.Depth == 0 && r.Reason != "" {
-			return r.Reason
-		}
-		return fmt.Sprintf("best by the search at depth %d (%s)", r.Depth, scoreWords(r.Score))
+	case r.Depth > 0:
+		parts = append(parts, fmt.Sprintf("the search's choice at depth %d: %s %s", r.Depth, colourName(pos.Board().ToMove()), scoreWords(r.Score)))
+	case len(parts) == 0 && r.Reason != "":
+		parts = append(parts, r.Reason)
 	}
 	return strings.Join(parts, "; ")
 }
 
-// scoreWords says a non-mate score from the mover's view in words.
+// scoreWords says a non-mate score from the mover's view in words, as
+// "stands better".
 func scoreWords(score int) string {
+	return "stands " + standing(score)
+}
+
+func standing(score int) string {
 	switch {
 	case score >= 1000:
 		return "clearly better"

@@ -141,12 +141,16 @@ function drawBoard() {
   }
   const info = infoFor(n);
   if (info) {
-    info.pv.slice(0, 10).forEach((m, i) => {
+    // The line from the position shown: after the engine's move is played,
+    // its continuation, numbered from 1.
+    const played = info.ply === n - 1, line = played ? info.pv.slice(1) : info.pv;
+    const first = played ? (info.side === "x" ? "o" : "x") : info.side;
+    line.slice(0, 10).forEach((m, i) => {
       const p = pparse(m);
       if (p < 0 || stones.has(p)) return;
-      const side = i % 2 === 0 ? info.side : info.side === "x" ? "o" : "x";
+      const side = i % 2 === 0 ? first : first === "x" ? "o" : "x";
       const cx = 1 + (p % N), cy = 1 + Math.floor(p / N);
-      svg.append(el("circle", { class: `pv ${side}`, cx, cy, r: 0.4, "data-pv": i + 1 }), el("text", { class: "pvnum", x: cx, y: cy + 0.02, text: i + 1 }));
+      svg.append(el("circle", { class: `pv ${side}`, cx, cy, r: 0.42, "data-pv": i + 1 }), el("text", { class: `pvnum ${side}`, x: cx, y: cy + 0.02, text: i + 1 }));
     });
   }
   if (S.hint && S.hint.ply === n) {
@@ -225,11 +229,15 @@ function renderInfo() {
   $("pv").textContent = info ? "line: " + info.pv.join(" ") : "";
   const tb = $("top").tBodies[0];
   tb.replaceChildren();
+  // Scores from Black's view, like the bar; a bound is an upper bound for
+  // the mover, so a lower one for the other side.
+  const black = info && info.side === "x" ? 1 : -1;
+  $("top").tHead.rows[0].cells[1].textContent = info && info.top.some((t) => t.p) ? "agent's estimate" : "score (Black)";
   for (const t of info ? info.top : []) {
     let sc;
     if (t.p) sc = `p ${t.p.toFixed(2)}`;
-    else if (t.mate) sc = t.mate > 0 ? `wins in ${t.mate}` : `loses in ${-t.mate}`;
-    else sc = (t.bound ? "≤ " : "") + t.score;
+    else if (t.mate) sc = `${t.mate * black > 0 ? "Black" : "White"} wins in ${Math.abs(t.mate)}`;
+    else sc = (t.bound ? (black > 0 ? "≤ " : "≥ ") : "") + (t.score * black > 0 ? "+" : "") + t.score * black;
     tb.append(el("tr", {}, el("td", { text: t.move }), el("td", { text: sc })));
   }
 }
@@ -467,7 +475,8 @@ function renderDB(s) {
     kids.push(el("h3", { text: "Models" }));
     const ul = el("ul", {});
     for (const m of s.models) {
-      ul.append(el("li", {}, `generation ${m.gen}: ${m.policy}${m.value ? " + " + m.value : ""} `,
+      const base = (f) => f.split("/").pop();
+      ul.append(el("li", { title: m.policy + (m.value ? " + " + m.value : "") }, `generation ${m.gen}: ${base(m.policy)}${m.value ? " + " + base(m.value) : ""} `,
         el("button", { text: `Play gen ${m.gen}`, "data-model": m.ref, disabled: m.ready ? null : "", title: m.ready ? null : "the model file is missing", onclick: () => playModel(m.ref) })));
     }
     kids.push(ul);
