@@ -458,3 +458,11 @@ func fileStates(t *testing.T, dir string) map[string]string {
 	})
 	return m
 }
+
+func TestFlagsPublic(t *testing.T) {
+	for addr, want := range map[string]bool{"127.0.0.1:8080": false, "localhost:0": false, "[::1]:80": false, "0.0.0.0:8080": true, ":8080": true, "192.0.2.7:80": true} {
+		if got := (&Flags{Addr: addr}).Public(); got != want {
+			t.Errorf("%s: public %v", addr, got)
+		}
+	}
+}
