@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"ocvist/data"
 )
@@ -290,6 +291,40 @@ func TestBrowser(t *testing.T) {
 		p.until(`document.querySelectorAll("#board [data-hint]").length === 1 && document.body.dataset.busy === "0"`)
 		if r := p.text("#reason"); !strings.HasPrefix(r, "Hint for Black ") {
 			t.Errorf("hint reason %q", r)
+		}
+	})
+
+	t.Run("keyboard", func(t *testing.T) {
+		p.t = t
+		p.open("/")
+		p.selectValue("#color", "both")
+		p.do(chromedp.Focus(chromedp.CSS("#board")), chromedp.SendKeys(chromedp.CSS("#board"), "n"))
+		p.until(`document.querySelector("#status").textContent === "Black to move."`)
+		// The cursor starts on h8: left, up, Enter plays g9.
+		p.do(chromedp.SendKeys(chromedp.CSS("#board"), kb.ArrowLeft+kb.ArrowUp+kb.Enter))
+		p.until(`document.querySelectorAll("#moves li").length === 1`)
+		if got := p.moves(); got[0] != "g9" {
+			t.Errorf("the keyboard played %v, want g9", got)
+		}
+		p.do(chromedp.SendKeys(chromedp.CSS("#board"), "u"))
+		p.until(`document.querySelectorAll("#moves li").length === 0`)
+	})
+
+	t.Run("watch", func(t *testing.T) {
+		p.t = t
+		p.open("/")
+		p.click("#tab-watch")
+		p.selectValue("#w-black", "patterns")
+		p.selectValue("#w-white", "search")
+		p.click("#w-start")
+		p.until(`document.querySelectorAll("#moves li").length >= 6`)
+		p.until(`document.querySelector("#w-start").disabled === false`) // the game ended
+		status := p.text("#status")
+		if !strings.Contains(status, "wins: five") && !strings.HasPrefix(status, "Draw") {
+			t.Errorf("status after the watched game: %q", status)
+		}
+		if r := p.text("#reason"); !strings.HasPrefix(r, "White (search) ") && !strings.HasPrefix(r, "Black (patterns) ") {
+			t.Errorf("reason %q", r)
 		}
 	})
 
