@@ -9,13 +9,18 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"ocvist/canon"
+	"ocvist/data"
 	"ocvist/gomoku"
 	"ocvist/patterns"
 	"ocvist/store"
@@ -464,5 +469,69 @@ func TestFlagsPublic(t *testing.T) {
 		if got := (&Flags{Addr: addr}).Public(); got != want {
 			t.Errorf("%s: public %v", addr, got)
 		}
+	}
+}
+
+// TestDashboardPostgres: a PostgreSQL database on the dashboard, with a
+// generation's models stored in it, played against. It runs against the
+// server .ci/run starts (OCVIST_TEST_POSTGRES) and skips without one.
+func TestDashboardPostgres(t *testing.T) {
+	base := os.Getenv("OCVIST_TEST_POSTGRES")
+	if base == "" {
+		t.Skip("OCVIST_TEST_POSTGRES is not set: no PostgreSQL server to test against (.ci/run starts one)")
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := fmt.Sprintf("web_dash_%d", time.Now().UnixNano())
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); conn.Close(ctx) })
+	u, _ := url.Parse(base)
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	pg, err := store.OpenPG(ctx, u.String(), store.DefaultConfig(gomoku.Freestyle))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := store.NewBatch()
+	for i := range 25 {
+		b.Add(testGame(i))
+	}
+	shard, err := b.WriteShard(ctx, t.TempDir(), store.DefaultConfig(gomoku.Freestyle), nil)
+	if err == nil {
+		_, err = pg.Merge(ctx, shard)
+	}
+	if err == nil {
+		err = pg.PutModel(ctx, 1, store.RolePolicy, data.Model)
+	}
+	if err == nil {
+		err = pg.PutModel(ctx, 1, store.RoleValue, data.Value)
+	}
+	if err == nil {
+		err = pg.AddGeneration(ctx, store.Generation{Gen: 1, Games: 25, Score: 0.6, Details: `{"gen":1,"top1":0.4}`})
+	}
+	pg.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ts := newTestServer(t, Config{DBs: []string{u.String()}})
+	var s Snapshot
+	call(t, ts, "GET", "/api/dbs/0", "", &s)
+	if s.Error != "" || s.Games != 25 || len(s.Generations) != 1 || len(s.Models) != 1 || !s.Models[0].Ready || s.Models[0].Value != "stored" {
+		t.Fatalf("snapshot %+v", s)
+	}
+	if strings.Contains(s.Name, "password") || s.Name != store.Redact(u.String()) {
+		t.Errorf("name %q shows the URL unmasked", s.Name)
+	}
+	g := newGame(t, ts, `{"black":{"agent":"human"},"white":{"agent":"search","model":"0/1"}}`)
+	call(t, ts, "POST", "/api/games/"+g.ID+"/move", `{"move":"h8"}`, nil)
+	evs := streamEvents(t, ts, "/api/games/"+g.ID+"/engine", "{}")
+	if evs[len(evs)-1].name != "done" {
+		t.Errorf("the stored model's engine: %+v", evs[len(evs)-1])
 	}
 }
