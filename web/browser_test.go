@@ -310,6 +310,22 @@ func TestBrowser(t *testing.T) {
 		p.until(`document.querySelectorAll("#moves li").length === 0`)
 	})
 
+	t.Run("set up by clicking", func(t *testing.T) {
+		p.t = t
+		p.open("/")
+		p.selectValue("#color", "o")
+		p.click("#setup")
+		for _, q := range []string{"h8", "i9", "j10"} {
+			p.click(fmt.Sprintf(`rect[data-p=%q]`, q))
+		}
+		p.until(`document.querySelectorAll("#board .stone").length === 3`)
+		p.click("#setup") // "Play from here": White, the person, is to move
+		p.until(`document.querySelector("#status").textContent === "White to move — your move."`)
+		if got := strings.Join(p.moves(), " "); got != "h8 i9 j10" || eval[int](p, `document.querySelectorAll("#moves li.book").length`) != 3 {
+			t.Errorf("set-up moves %q", got)
+		}
+	})
+
 	t.Run("watch", func(t *testing.T) {
 		p.t = t
 		p.open("/")

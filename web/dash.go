@@ -163,6 +163,9 @@ func (d *dbWatch) read1(ctx context.Context, now time.Time) error {
 	}
 	s := &d.snap
 	s.Games, s.BlackWins, s.WhiteWins, s.Draws, s.Bytes = t.Games, t.BlackWins, t.WhiteWins, t.Draws, t.Bytes
+	if !store.IsURL(d.path) {
+		s.Bytes += dirBytes(d.path + ".young") // the young runs, which Totals leaves out
+	}
 	s.Rule, s.Created = meta["rule"], meta["created"]
 	s.Runs = runsOf(meta)
 	s.Generations = generationsOf(gens)
@@ -305,6 +308,18 @@ func (d *dbWatch) resolve(path string) string {
 		return alt
 	}
 	return path
+}
+
+// dirBytes is the size of the files in dir (0 if there is none).
+func dirBytes(dir string) int64 {
+	var n int64
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
+			n += fi.Size()
+		}
+	}
+	return n
 }
 
 func fileExists(path string) bool {
