@@ -151,6 +151,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Cache-Control", "no-store")
+	defer func() {
+		if v := recover(); v != nil && v != http.ErrAbortHandler {
+			fail(w, http.StatusInternalServerError, fmt.Errorf("internal error in %s %s: %v", r.Method, r.URL.Path, v))
+		}
+	}()
 	s.mux.ServeHTTP(w, r)
 }
 
