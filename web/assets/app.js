@@ -447,41 +447,52 @@ function openDash() {
 }
 function closeDash() { for (const s of S.sources) s.close(); S.sources = []; }
 function figure(k, v, id) { return el("div", { class: "figure" }, el("div", { class: "v", text: v, ...(id ? { id } : {}) }), el("div", { class: "k", text: k })); }
-function renderDB(s) {
+// renderDB shows a snapshot: the figures every time, the other sections
+// only when their data changed (so that a menu or a tooltip the reader is
+// using is not rebuilt under them every second).
+function renderDB(s, force) {
   S.dash[s.index] = s;
   const c = $(`db-${s.index}`);
-  const kids = [el("h2", { text: s.name + (s.rule ? ` — ${s.rule}` : "") })];
-  if (s.error) kids.push(el("p", { class: "err", role: "alert", text: s.error }));
-  kids.push(el("div", { class: "figures" },
+  if (!c.dataset.built) {
+    c.replaceChildren(...["title", "err", "figs", "runs", "curve", "gens", "models"].map((k) => el("div", { "data-part": k })));
+    c.dataset.built = "1";
+  }
+  const part = (k, data, build) => {
+    const box = c.querySelector(`[data-part="${k}"]`), key = JSON.stringify(data);
+    if (!force && box.dataset.key === key) return;
+    box.dataset.key = key;
+    box.replaceChildren(...build());
+  };
+  part("title", [s.name, s.rule], () => [el("h2", { text: s.name + (s.rule ? ` — ${s.rule}` : "") })]);
+  part("err", s.error || "", () => (s.error ? [el("p", { class: "err", role: "alert", text: s.error })] : []));
+  part("figs", [s.games, s.games_per_s, s.bytes, s.black_wins, s.white_wins, s.draws, (s.generations || []).length], () => [el("div", { class: "figures" },
     figure("games", fmtInt(s.games), `db-${s.index}-games`), figure("games/s", s.games_per_s.toFixed(1), `db-${s.index}-rate`),
     figure("size", fmtBytes(s.bytes)), figure("black wins", fmtInt(s.black_wins)), figure("white wins", fmtInt(s.white_wins)),
-    figure("draws", fmtInt(s.draws)), figure("generations", fmtInt((s.generations || []).length), `db-${s.index}-gens`)));
-  if (s.runs && s.runs.length) {
-    kids.push(el("h3", { text: "Runs" }));
+    figure("draws", fmtInt(s.draws)), figure("generations", fmtInt((s.generations || []).length), `db-${s.index}-gens`))]);
+  part("runs", s.runs || [], () => {
+    if (!s.runs || !s.runs.length) return [];
     const rows = s.runs.map((r) => {
       const c = r.config || {};
       const dur = c.duration ? `${(c.duration / 1e9).toFixed(0)} s` : "–";
       return el("tr", {}, ...[r.n, r.started, r.seed, c.workers ?? "–", c.games || "–", dur, (c.game && c.game.rule) || "–", c.version || "–"].map((v) => el("td", { text: String(v) })));
     });
-    kids.push(el("div", { class: "tablewrap" }, el("table", { class: "data" },
+    return [el("h3", { text: "Runs" }), el("div", { class: "tablewrap" }, el("table", { class: "data" },
       el("thead", {}, el("tr", {}, ...["run", "started", "seed", "workers", "games", "duration", "rule", "version"].map((h) => el("th", { text: h })))),
-      el("tbody", {}, ...rows))));
-  }
-  if (s.generations && s.generations.length) {
-    kids.push(el("h3", { text: "Learning curve" }), chart(s));
-    kids.push(el("h3", { text: "Generations" }), genTable(s));
-  }
-  if (s.models && s.models.length) {
-    kids.push(el("h3", { text: "Models" }));
+      el("tbody", {}, ...rows)))];
+  });
+  const gens = s.generations || [];
+  part("curve", [gens, S.chartMetric[s.index] || ""], () => (gens.length ? [el("h3", { text: "Learning curve" }), chart(s)] : []));
+  part("gens", gens, () => (gens.length ? [el("h3", { text: "Generations" }), genTable(s)] : []));
+  part("models", s.models || [], () => {
+    if (!s.models || !s.models.length) return [];
     const ul = el("ul", {});
     for (const m of s.models) {
       const base = (f) => f.split("/").pop();
       ul.append(el("li", { title: m.policy + (m.value ? " + " + m.value : "") }, `generation ${m.gen}: ${base(m.policy)}${m.value ? " + " + base(m.value) : ""} `,
         el("button", { text: `Play gen ${m.gen}`, "data-model": m.ref, disabled: m.ready ? null : "", title: m.ready ? null : "the model file is missing", onclick: () => playModel(m.ref) })));
     }
-    kids.push(ul);
-  }
-  c.replaceChildren(...kids);
+    return [el("h3", { text: "Models" }), ul];
+  });
 }
 function det(g) { return g.details || {}; }
 const metrics = {
@@ -513,7 +524,7 @@ function genTable(s) {
 }
 function chart(s) {
   const key = S.chartMetric[s.index] || "gate score";
-  const sel = el("select", { "aria-label": "Metric", onchange: (e) => { S.chartMetric[s.index] = e.target.value; renderDB(S.dash[s.index]); } });
+  const sel = el("select", { "aria-label": "Metric", onchange: (e) => { S.chartMetric[s.index] = e.target.value; renderDB(S.dash[s.index]); $(`db-${s.index}`).querySelector("select").focus(); } });
   for (const k of Object.keys(metrics)) sel.append(el("option", { value: k, text: k, ...(k === key ? { selected: "" } : {}) }));
   const cv = el("canvas", { tabindex: "0", "aria-label": `learning curve: ${key}` }), tip = el("div", { class: "tip", hidden: "" });
   const box = el("div", { class: "chart" }, el("label", {}, "Metric ", sel), cv, tip);
@@ -643,7 +654,7 @@ async function init() {
   $("board").addEventListener("focus", drawCursor);
   $("board").addEventListener("blur", drawCursor);
   document.addEventListener("keydown", onKey);
-  window.addEventListener("resize", () => { if (S.tab === "dash") S.dash.forEach((s) => s && renderDB(s)); });
+  window.addEventListener("resize", () => { if (S.tab === "dash") S.dash.forEach((s) => s && renderDB(s, true)); });
   if (S.cfg.dbs.length) {
     api("GET", "/api/dbs").then((list) => {
       for (const s of list) for (const m of s.models || []) if (m.ready) $("model").append(el("option", { value: m.ref, text: `${s.name} gen ${m.gen}` }));
