@@ -16,12 +16,12 @@ their configuration, games and games/s and the database's size as a job
 writes it, the learning loop's generations with every figure "train stats
 -json" gives, the learning curve, and the models, each with a button to play
 against it. The databases are opened read-only and never block a job. The
-page also has the board of "play web". It listens on 127.0.0.1 unless -addr
-says otherwise; Ctrl-C stops it.`
+page also has the board of "play web". Without -db it shows ` + defaultDB + `.
+It listens on 127.0.0.1 unless -addr says otherwise; Ctrl-C stops it.`
 
 func webCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var f web.Flags
-	fs := newFlags("web", "-db FILE [-db FILE]... [-addr HOST:PORT]", webAbout, stderr)
+	fs := newFlags("web", "[-db FILE]... [-addr HOST:PORT]", webAbout, stderr)
 	f.Register(fs)
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
