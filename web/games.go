@@ -603,7 +603,11 @@ func (s *Server) analyse(w http.ResponseWriter, r *http.Request, g *game) {
 	if ms == nil {
 		ms = s.models.shipped
 	}
-	lim := thinkLimits{nodes: s.cfg.Nodes, time: s.cfg.AnalyseTime, exact: !req.Hint}
+	// Not Limits.RootExact: with it the search reported one-move lines
+	// here (measured on the browser test's positions), and the line on the
+	// board matters more than exact scores of the other moves, which the
+	// page marks as bounds.
+	lim := thinkLimits{nodes: s.cfg.Nodes, time: s.cfg.AnalyseTime}
 	if req.Hint {
 		lim.time = moveTime
 	}
