@@ -535,3 +535,51 @@ func TestDashboardPostgres(t *testing.T) {
 		t.Errorf("the stored model's engine: %+v", evs[len(evs)-1])
 	}
 }
+
+// TestSearchStops: a search ends when its page goes away (the request's
+// context), without playing its move, and a person's move on the game
+// stops an analysis running on it.
+func TestSearchStops(t *testing.T) {
+	srv, err := New(Config{AnalyseTime: time.Hour}) // time-limited: these searches would run for a minute or an hour
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer func() { srv.Close(); ts.CloseClientConnections(); ts.Close() }()
+	g := newGame(t, ts, `{"black":{"agent":"human"},"white":{"agent":"search"},"move_time_ms":60000}`)
+	call(t, ts, "POST", "/api/games/"+g.ID+"/move", `{"move":"h8"}`, nil)
+	waitIdle := func() {
+		deadline := time.Now().Add(time.Minute)
+		for srv.eng.running.Load() != 0 {
+			if time.Now().After(deadline) {
+				t.Fatal("the search still runs a minute after its request ended")
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	for _, path := range []string{"/engine", "/analyse"} {
+		ctx, cancel := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/api/games/"+g.ID+path, strings.NewReader("{}"))
+		req.Header.Set("Content-Type", "application/json")
+		res, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(res.Body)
+		for sc.Scan() && sc.Text() != "event: info" {
+		}
+		if path == "/analyse" { // a move on the game stops it
+			if code, msg := call(t, ts, "POST", "/api/games/"+g.ID+"/undo", `{}`, nil); code != 200 {
+				t.Fatalf("undo during the analysis: %d %s", code, msg)
+			}
+		}
+		cancel()
+		res.Body.Close()
+		waitIdle()
+	}
+	var after GameJSON
+	call(t, ts, "GET", "/api/games/"+g.ID, "", &after)
+	if len(after.Moves) != 0 {
+		t.Errorf("moves after a cancelled engine move and an undo: %v, want none", after.Moves)
+	}
+}
