@@ -23,6 +23,7 @@ import (
 	"ocvist/data"
 	"ocvist/gomoku"
 	"ocvist/patterns"
+	"ocvist/search"
 	"ocvist/store"
 )
 
@@ -581,5 +582,30 @@ func TestSearchStops(t *testing.T) {
 	call(t, ts, "GET", "/api/games/"+g.ID, "", &after)
 	if len(after.Moves) != 0 {
 		t.Errorf("moves after a cancelled engine move and an undo: %v, want none", after.Moves)
+	}
+}
+
+func TestVerdict(t *testing.T) {
+	pv := []gomoku.Point{mustPoint("h8"), mustPoint("h9"), mustPoint("i8")}
+	tests := []struct {
+		r    search.Result
+		want string
+	}{
+		{search.Result{Reason: "wins by continuous fours (VCF) in 3", PV: pv, Score: search.Mate - 3}, "wins by VCF in 3: h8 h9 i8"},
+		{search.Result{Reason: "wins by continuous threats (VCT) in 3", PV: pv, Score: search.Mate - 3}, "wins by VCT in 3: h8 h9 i8"},
+		{search.Result{Reason: "wins in 3 (search depth 5)", PV: pv, Score: search.Mate - 3, Depth: 5}, "wins in 3: h8 h9 i8"},
+		{search.Result{Reason: "every move loses", PV: pv, Score: -(search.Mate - 4), Depth: 5}, "every move loses, in 4 at best: h8 h9 i8"},
+		{search.Result{Reason: "makes five", PV: pv[:1], Score: search.Mate - 1}, ""},
+		{search.Result{Reason: "search depth 5, score +20", PV: pv, Score: 20, Depth: 5}, ""},
+	}
+	for _, tt := range tests {
+		if got := verdict(tt.r); got != tt.want {
+			t.Errorf("verdict(%q) = %q, want %q", tt.r.Reason, got, tt.want)
+		}
+	}
+	pos := playMoves(t, "h8", "a1")
+	r := search.Result{Move: mustPoint("i9"), Score: 500, Depth: 7, PV: pv}
+	if got, want := moveReason(pos, r), "builds a two; the search's choice at depth 7: Black stands better"; got != want {
+		t.Errorf("moveReason = %q, want %q", got, want)
 	}
 }
