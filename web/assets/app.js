@@ -518,9 +518,11 @@ function genTable(s) {
     ["gate verdict", (g) => (det(g).gate ? (det(g).gate.decision || (det(g).gate.by_interval ? "by interval" : "–")) : "–")],
     ["anchors (Elo)", (g) => (det(g).anchors || []).map((a) => `${a.against} ${a.elo.toFixed(0)}`).join(", ") || "–"],
     ["adopted", (g) => (g.details ? (det(g).adopted ? "yes" : "no") : g.score >= 0.5 ? "yes" : "no")], ["seed", (g) => g.seed], ["created", (g) => g.created]];
-  return el("div", { class: "tablewrap" }, el("table", { class: "data", id: `gens-${s.index}` },
+  return el("div", {}, el("div", { class: "tablewrap" }, el("table", { class: "data", id: `gens-${s.index}` },
     el("thead", {}, el("tr", {}, ...cols.map(([h]) => el("th", { text: h })))),
-    el("tbody", {}, ...s.generations.map((g) => el("tr", {}, ...cols.map(([, f]) => el("td", { text: String(f(g) ?? "–") })))))));
+    el("tbody", {}, ...s.generations.map((g) => el("tr", {}, ...cols.map(([, f]) => el("td", { text: String(f(g) ?? "–") }))))))),
+    el("details", {}, el("summary", { text: "Every figure (as train stats -json prints them)" }),
+      el("pre", { class: "json", text: JSON.stringify(s.generations, null, 1) })));
 }
 function chart(s) {
   const key = S.chartMetric[s.index] || "gate score";
