@@ -109,6 +109,15 @@ func (p *page) click(sel string) {
 	p.do(chromedp.Click(chromedp.CSS(sel)))
 }
 
+// clickCell clicks the board's intersection q ("h8") where it is on the
+// screen: the board is redrawn as the engine thinks, so its nodes come and
+// go, but its place does not.
+func (p *page) clickCell(q string) {
+	p.t.Helper()
+	xy := eval[[]float64](p, fmt.Sprintf(`(() => { const r = document.querySelector('rect[data-p=%q]').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()`, q))
+	p.do(chromedp.MouseClickXY(xy[0], xy[1]))
+}
+
 // idle waits until no engine stream is running.
 func (p *page) idle() { p.until(`document.body.dataset.busy === "0"`) }
 
@@ -154,7 +163,9 @@ func TestBrowser(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "loop.db")
 	addGames(t, db, 30)
-	_, ts := newTestServer(t, Config{DBs: []string{db}, Poll: 100 * time.Millisecond, AnalyseTime: time.Minute})
+	foreign := filepath.Join(dir, "notes.db")
+	os.WriteFile(foreign, []byte("not a database\n"), 0o644)
+	_, ts := newTestServer(t, Config{DBs: []string{db, foreign}, Poll: 100 * time.Millisecond, AnalyseTime: time.Minute})
 	p := &page{t: t, ctx: ctx, url: ts.URL}
 
 	t.Run("a game to the end", func(t *testing.T) {
@@ -174,7 +185,7 @@ func TestBrowser(t *testing.T) {
 			}
 			before := len(p.moves())
 			q := firstEmpty(p, order)
-			p.click(fmt.Sprintf(`rect[data-p=%q]`, q))
+			p.clickCell(q)
 			p.until(fmt.Sprintf(`document.querySelectorAll("#moves li").length >= %d && document.body.dataset.busy === "0"`, before+1))
 			if turn == 0 {
 				n := len(p.moves())
@@ -208,7 +219,7 @@ func TestBrowser(t *testing.T) {
 		p.click("#undo")
 		p.until(fmt.Sprintf(`document.querySelectorAll("#moves li").length === %d`, n-2))
 		first := p.moves()[0]
-		p.click(fmt.Sprintf(`rect[data-p=%q]`, first))
+		p.clickCell(first)
 		p.until(`!document.querySelector("#error").hidden`)
 		if e := p.text("#error-text"); e != "move "+first+": cell is occupied" {
 			t.Errorf("error line %q", e)
@@ -225,7 +236,7 @@ func TestBrowser(t *testing.T) {
 			if q == "g9" && strings.Contains(strings.Join(p.moves(), " "), "g9") {
 				q = "j9"
 			}
-			p.click(fmt.Sprintf(`rect[data-p=%q]`, q))
+			p.clickCell(q)
 			p.until(fmt.Sprintf(`document.querySelectorAll("#moves li").length === %d && document.body.dataset.busy === "0"`, n+2))
 		}
 		before := p.moves()
@@ -247,7 +258,7 @@ func TestBrowser(t *testing.T) {
 		p.click("#new")
 		p.idle()
 		for _, q := range []string{"h8", "i9", "g9", "j10"} {
-			p.click(fmt.Sprintf(`rect[data-p=%q]`, q))
+			p.clickCell(q)
 			p.until(fmt.Sprintf(`[...document.querySelectorAll("#moves li")].some(li => li.textContent === %q)`, q))
 		}
 		p.click("#sgf-box summary")
@@ -316,7 +327,7 @@ func TestBrowser(t *testing.T) {
 		p.selectValue("#color", "o")
 		p.click("#setup")
 		for _, q := range []string{"h8", "i9", "j10"} {
-			p.click(fmt.Sprintf(`rect[data-p=%q]`, q))
+			p.clickCell(q)
 		}
 		p.until(`document.querySelectorAll("#board .stone").length === 3`)
 		p.click("#setup") // "Play from here": White, the person, is to move
@@ -348,6 +359,10 @@ func TestBrowser(t *testing.T) {
 		p.t = t
 		p.open("/?tab=dash")
 		p.until(`(document.querySelector("#db-0-games")||{}).textContent === "30"`)
+		p.until(`document.querySelector("#db-1 .err") !== null`)
+		if e := p.text("#db-1 .err"); !strings.Contains(e, "not an Ocvist database") || !strings.Contains(e, foreign) {
+			t.Errorf("a foreign database's line on the page: %q", e)
+		}
 		addGames(t, db, 12) // the job writes while the page watches
 		p.until(`document.querySelector("#db-0-games").textContent === "42"`)
 		addGames(t, db, 8)
