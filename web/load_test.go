@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -136,6 +137,7 @@ func underLoad(b *testing.B, db string, done <-chan struct{}) {
 	for range *loadWatch {
 		wg.Go(func() { watcher(ctx, client, base, &events, fail) })
 	}
+	cpu0, wall0 := processCPU(), time.Now()
 	var heaps []uint64
 	tick := time.NewTicker(5 * time.Second)
 	for waiting := true; waiting; {
@@ -150,9 +152,13 @@ func underLoad(b *testing.B, db string, done <-chan struct{}) {
 		}
 	}
 	tick.Stop()
+	cpu, wall := processCPU()-cpu0, time.Since(wall0)
+	plain := plainThreadsCPU()
 	cancel()
 	wg.Wait()
 	served.Wait()
+	b.Logf("under load: the server and its clients used %.1f s of CPU in %.0f s (%.0f%% of a core; at most %.1f s of it in threads at the process's priority, the rest in niced searches)",
+		cpu.Seconds(), wall.Seconds(), 100*cpu.Seconds()/wall.Seconds(), plain.Seconds())
 	b.Logf("under load: %d players made %d moves in %d games, %d watchers got %d snapshots, %d errors %v; server heap every 5 s (MiB): %v; searches at once at most %d",
 		*loadPlayers, moves.Load(), games.Load(), *loadWatch, events.Load(), errs.Load(), firstErr.Load(), heaps, srv.cfg.MaxSearches)
 }
@@ -287,4 +293,31 @@ func watcher(ctx context.Context, c *http.Client, base string, events *atomic.In
 			events.Add(1)
 		}
 	}
+}
+
+// processCPU is the process's user and system time so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// plainThreadsCPU is the user and system time of the process's live
+// threads that run at niceness 0 (search threads end with their search).
+func plainThreadsCPU() time.Duration {
+	tasks, _ := filepath.Glob("/proc/self/task/*/stat")
+	var ticks int64
+	for _, f := range tasks {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		fs := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+		if len(fs) > 16 && fs[16] == "0" { // field 19, nice
+			u, _ := strconv.ParseInt(fs[11], 10, 64)
+			s, _ := strconv.ParseInt(fs[12], 10, 64)
+			ticks += u + s
+		}
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond // USER_HZ is 100 on Linux
 }
