@@ -3,6 +3,7 @@
 //	play [terminal] [flags]   a person against an agent in the terminal
 //	play gomocup [flags]      a Gomocup protocol engine on stdin/stdout
 //	play match [flags]        paired games between two agents, with Elo
+//	play web [flags]          the page in the browser: play, analyse, watch, dashboard
 //
 // Agents are named on the command line: random, patterns, forest[:MODEL]
 // and engine:COMMAND (an external Gomocup engine; COMMAND is split on
@@ -39,6 +40,7 @@ var program = cli.Program{
 	Commands: []cli.Command{
 		{Name: "terminal", Summary: "play against an agent in the terminal (the default)", Run: runTerminal},
 		{Name: "gomocup", Summary: "run as a Gomocup protocol engine on stdin/stdout", Run: runGomocup},
+		{Name: "web", Summary: "serve the page: play, analyse and watch in the browser, and a training dashboard", Run: runWeb},
 		{Name: "match", Summary: "play paired games between two agents and estimate the Elo difference", Run: runMatch},
 	},
 	Notes: "Agents: " + agentHelp + `.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -126,11 +127,27 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"match", "-a", "random", "-b", "random", "-zzz"}, 2},
 		{[]string{"match", "-a", "random", "-b", "forest:/nonexistent/model.ocf"}, 1},
 		{[]string{"gomocup", "-model", "/nonexistent/model.ocf"}, 1},
+		{[]string{"web", "-h"}, 0},
+		{[]string{"web", "-nice", "20"}, 2},
+		{[]string{"web", "-addr", "8080"}, 2},
+		{[]string{"web", "-addr", "127.0.0.1:-1"}, 1},
 	} {
 		err := Run(context.Background(), tt.args, strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})
 		if code := cli.ExitCode(context.Background(), err); code != tt.code {
 			t.Errorf("play %s: exit %d (%v), want %d", strings.Join(tt.args, " "), code, err, tt.code)
 		}
+	}
+}
+
+// TestWebCLI: play web says where the page is and stops when its context
+// ends (here at once), with no error.
+func TestWebCLI(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out bytes.Buffer
+	err := Run(ctx, []string{"web", "-addr", "127.0.0.1:0"}, strings.NewReader(""), &out, &bytes.Buffer{})
+	if err != nil || !regexp.MustCompile(`^Ocvist is at http://127\.0\.0\.1:\d+/ \(Ctrl-C stops\)\n$`).MatchString(out.String()) {
+		t.Errorf("error %v, output %q", err, out.String())
 	}
 }
 

@@ -46,6 +46,8 @@ func TestBadInput(t *testing.T) {
 		{"UnknownCommand", []string{"frobnicate"}, "unknown command", 2},
 		{"PruneZero", []string{"prune", "-db", good, "-min", "0"}, "-min 0", 2},
 		{"MergeNothing", []string{"merge", "-db", good}, "at least one", 2},
+		{"WebNice", []string{"web", "-db", good, "-nice", "20"}, "train web: -nice 20: want 0 to 19", 2},
+		{"WebAddr", []string{"web", "-db", good, "-addr", "localhost"}, `train web: -addr "localhost": want HOST:PORT`, 2},
 		{"OddGateGames", []string{"run", "-db", good, "-games", "5", "-generations", "1", "-gate-games", "7"}, "-gate-games 7: want an even number", 2},
 		{"CheckText", []string{"check", "-db", text}, "not an Ocvist database", 1},
 		{"CheckShard", []string{"check", "-db", sealed}, "a shard (run file), not a database", 1},
@@ -81,7 +83,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
-	for _, sub := range []string{"run", "merge", "prune", "conclude", "stats", "export", "fit", "loop", "report", "model", "check"} {
+	for _, sub := range []string{"run", "merge", "prune", "conclude", "stats", "export", "fit", "loop", "report", "model", "check", "web"} {
 		_, errOut, code := train(t, sub, "-h")
 		if code != 0 || !strings.Contains(errOut, "Usage: train "+sub) || !strings.Contains(errOut, "-db") {
 			t.Errorf("%s -h: exit %d\n%s", sub, code, errOut)

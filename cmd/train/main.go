@@ -26,6 +26,7 @@ var program = cli.Program{
 		{Name: "fit", Summary: "fit the forest policy on a database and save the model", Run: adapt(fitCmd)},
 		{Name: "loop", Summary: "run the learning loop v2: teacher games, policy and value forests, gate, anchors", Run: adapt(loopCmd)},
 		{Name: "report", Summary: "draw the learning curve of the generations (PNG or SVG)", Run: adapt(reportCmd)},
+		{Name: "web", Summary: "serve a live dashboard of databases in the browser (read only)", Run: adapt(webCmd)},
 		{Name: "model", Summary: "fetch a generation's policy or value model from a PostgreSQL database", Run: adapt(modelCmd)},
 		{Name: "export", Summary: "write all move statistics as CSV", Run: adapt(exportCmd)},
 		{Name: "check", Summary: "check a database's file, young runs, totals and ledger; -repair drops what cannot be read", Run: adapt(checkCmd)},

@@ -113,6 +113,11 @@ var allowed = map[string]struct{ deps, external string }{
 	// processes, sealed shards, merges): every game the trainer plays
 	// takes that one path.
 	"loop": {"coordinator arena search selfplay store policy forest patterns canon gomoku gomocup internal/splitmix internal/stop", "gonum.org/v1/gonum/ gonum.org/v1/plot github.com/mattn/go-sqlite3 github.com/jackc/pgx/"},
+	// web serves the page: the engines through arena, search and policy,
+	// the shipped models (data), the dashboard's databases read-only
+	// through store; never the training job (coordinator, loop) nor a
+	// command's scaffold.
+	"web": {"arena search policy forest patterns canon gomoku store data internal/splitmix", "github.com/mattn/go-sqlite3 github.com/jackc/pgx/ gonum.org/v1/gonum/"},
 }
 
 // onlyCommands are the packages that only commands may import.
@@ -219,6 +224,7 @@ var goroutines = map[string]string{
 	"coordinator/job.go":       "a job's merger, a PostgreSQL prune beside it and one reader per worker process, done before Run or PlayTeacher returns",
 	"coordinator/run.go":       "a PostgreSQL job's prune beside its merger (started by it, waited for by it)",
 	"gomocup/think.go":         "the engine's Move for one turn, waited for before the turn's call returns",
+	"web/engine.go":            "one search per running search request (at most Config.MaxSearches at once, on a niced OS thread), waited for before the request returns",
 	"internal/cli/lines.go":    "the commands' input reader (internal/cli is the commands' scaffold)",
 	"internal/cli/cli.go":      "the commands' signal listener, which cancels the command's context (internal/cli is the commands' scaffold)",
 	"internal/pgtest/proxy.go": "the PostgreSQL tests' proxy, closed when its test ends (only tests import internal/pgtest)",

@@ -1,0 +1,115 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"ocvist/data"
+	"ocvist/forest"
+	"ocvist/gomoku"
+	"ocvist/policy"
+)
+
+// modelSet is what an agent plays with: a policy and, for the search, a
+// value model. Models are read-only once loaded and shared by games.
+type modelSet struct {
+	name    string
+	policy  *policy.Model
+	value   *policy.ValueModel // nil: none
+	anyRule bool               // the shipped models serve every rule (arena.SearchConfig.AnyRule)
+}
+
+// check refuses a rule the models were not fitted for, unless anyRule.
+func (m *modelSet) check(rule gomoku.Rule) error {
+	if m.anyRule {
+		return nil
+	}
+	if err := m.policy.Check(rule); err != nil {
+		return fmt.Errorf("model %s: %w", m.name, err)
+	}
+	if m.value != nil {
+		if err := m.value.Check(rule); err != nil {
+			return fmt.Errorf("model %s: %w", m.name, err)
+		}
+	}
+	return nil
+}
+
+// maxCached is how many databases' models stay loaded.
+const maxCached = 4
+
+// models holds the shipped models and loads generations' models from the
+// dashboard's databases on demand.
+type models struct {
+	shipped *modelSet
+	dbs     []*dbWatch
+
+	mu    sync.Mutex
+	cache map[string]*modelSet
+	order []string // oldest first
+}
+
+func newModels() (*models, error) {
+	p, err := policy.Load(bytes.NewReader(data.Model))
+	if err != nil {
+		return nil, fmt.Errorf("the shipped policy: %w", err)
+	}
+	v, err := loadValue(data.Value)
+	if err != nil {
+		return nil, fmt.Errorf("the shipped value model: %w", err)
+	}
+	return &models{shipped: &modelSet{name: "shipped", policy: p, value: v, anyRule: true}, cache: map[string]*modelSet{}}, nil
+}
+
+func loadValue(b []byte) (*policy.ValueModel, error) {
+	f, err := forest.Load(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	return policy.ValueFromForest(f)
+}
+
+// get returns the models named by ref: "" for the shipped ones, "DB/GEN"
+// for generation GEN of the dashboard's database DB.
+func (m *models) get(ctx context.Context, ref string) (*modelSet, error) {
+	if ref == "" || ref == "shipped" {
+		return m.shipped, nil
+	}
+	dbs, gens, ok := strings.Cut(ref, "/")
+	db, err1 := strconv.Atoi(dbs)
+	gen, err2 := strconv.Atoi(gens)
+	if !ok || err1 != nil || err2 != nil {
+		return nil, errorf(400, "model %q: want DB/GEN (a database of the dashboard and a generation) or empty for the shipped one", ref)
+	}
+	if db < 0 || db >= len(m.dbs) {
+		return nil, errorf(400, "model %q: no database %d (the server shows %d)", ref, db, len(m.dbs))
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s := m.cache[ref]; s != nil {
+		return s, nil
+	}
+	pol, val, err := m.dbs[db].modelBytes(ctx, gen)
+	if err != nil {
+		return nil, errorf(400, "model %s: %v", ref, err)
+	}
+	s := &modelSet{name: fmt.Sprintf("%s gen %d", m.dbs[db].name, gen)}
+	if s.policy, err = policy.Load(bytes.NewReader(pol)); err != nil {
+		return nil, errorf(400, "model %s: policy: %v", ref, err)
+	}
+	if val != nil {
+		if s.value, err = loadValue(val); err != nil {
+			return nil, errorf(400, "model %s: value: %v", ref, err)
+		}
+	}
+	if len(m.order) >= maxCached {
+		delete(m.cache, m.order[0])
+		m.order = m.order[1:]
+	}
+	m.cache[ref], m.order = s, append(m.order, ref)
+	return s, nil
+}
