@@ -19,7 +19,7 @@ func smallConfig(seed uint64) Config {
 	c.Games, c.Block, c.Nodes, c.Openings, c.Explore = 12, 3, 300, 4, 2
 	c.Policy.Trees, c.Policy.MaxDepth, c.Value.Trees, c.Value.MaxDepth = 4, 6, 3, 5
 	c.Gate = Gate{MaxGames: 8, MinPairs: 2, Elo0: 0, Elo1: 40}
-	c.AnchorGames, c.Workers, c.Seed = 4, 2, seed
+	c.AnchorGames, c.Workers, c.Seed, c.GateNodes = 4, 2, seed, 300
 	return c
 }
 
@@ -103,6 +103,16 @@ func TestReproducible(t *testing.T) {
 		}
 		if a.Samples == 0 || a.PolicyRows < a.Samples*2 || !(a.Top1 >= 0 && a.Top1 <= 1) || a.Games != 12 {
 			t.Errorf("gen %d: implausible record %+v", a.Gen, a)
+		}
+		if !reflect.DeepEqual(a.Engine, b.Engine) || !reflect.DeepEqual(a.Anchors, b.Anchors) || a.ScoreScale != b.ScoreScale || a.ValueAUC != b.ValueAUC {
+			t.Errorf("gen %d: the engine's or the policy's matches or the value figures differ:\n%+v\n%+v", a.Gen, a, b)
+		}
+		// The value target blends the teacher's scores (a fitted scale),
+		// two rows a position; the engine meets gen 0's engine and
+		// patterns, the pure policy gen 0's and patterns.
+		if a.ScoreScale < minScoreScale || a.ValueRows%2 != 0 || len(a.Engine) != 2 || a.Engine[0].Against != "gen 0" ||
+			a.Engine[1].Against != "patterns" || len(a.Anchors) != 2 || a.Gate.Games == 0 {
+			t.Errorf("gen %d: score scale %v, %d value rows, engine %+v, policy %+v, gate %+v", a.Gen, a.ScoreScale, a.ValueRows, a.Engine, a.Anchors, a.Gate)
 		}
 		for _, name := range []string{a.PolicyModel, a.ValueModel} {
 			rel, _ := filepath.Rel(d1, name)
