@@ -639,7 +639,7 @@ func (l *Loop) judge(ctx context.Context, g int, next, cur models, rec *Record) 
 		return err
 	}
 	rec.Adopted, rec.Gate.ByInterval = gateDecides(rec.Gate)
-	l.logf("gen %d: gate, its engine against gen %d's: %d games, pair score %.3f [%.3f, %.3f], LLR %.2f, %s: %s",
+	l.logf("gen %d: gate, engine against gen %d's: %d games, pair score %.3f [%.3f, %.3f], LLR %.2f, %s: %s",
 		g, cur.gen, rec.Gate.Games, rec.Gate.Score, rec.Gate.Low, rec.Gate.High, rec.Gate.LLR, rec.GateVerdict(), map[bool]string{true: "adopted", false: "rejected"}[rec.Adopted])
 	patternsAgent := func(seed uint64) arena.Agent { return arena.NewPatterns(seed, patterns.Config{}) }
 	var anchors []opponent
@@ -653,7 +653,7 @@ func (l *Loop) judge(ctx context.Context, g int, next, cur models, rec *Record) 
 			return err
 		}
 		rec.Engine = append(rec.Engine, m)
-		l.logf("gen %d: its engine against %s's: score %.3f, Elo %+.0f [%+.0f, %+.0f]", g, a.name, m.Score, m.Elo, m.EloLow, m.EloHigh)
+		l.logf("gen %d: engine against %s: score %.3f, Elo %+.0f [%+.0f, %+.0f]", g, a.name, m.Score, m.Elo, m.EloLow, m.EloHigh)
 	}
 	pure := policyAgent(next.policy)
 	for _, a := range []opponent{{"gen 0", policyAgent(l.start)}, {"patterns", patternsAgent}} {
@@ -662,7 +662,7 @@ func (l *Loop) judge(ctx context.Context, g int, next, cur models, rec *Record) 
 			return err
 		}
 		rec.Anchors = append(rec.Anchors, m)
-		l.logf("gen %d: its pure policy against %s: score %.3f, Elo %+.0f [%+.0f, %+.0f]", g, a.name, m.Score, m.Elo, m.EloLow, m.EloHigh)
+		l.logf("gen %d: pure policy against %s: score %.3f, Elo %+.0f [%+.0f, %+.0f]", g, a.name, m.Score, m.Elo, m.EloLow, m.EloHigh)
 	}
 	return nil
 }
