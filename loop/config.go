@@ -94,12 +94,15 @@ const TeacherValueScale = 300
 const TeacherPriorDepth = 4
 
 // DefaultConfig is the configuration of "train loop" without flags: the
-// shipped model's recipe (data/README.md) but its seed and the settings
-// its command line gives (-games, -nodes, -window, -gate-games, -workers).
-// A generation is 8,000 games, about 160,000 positions with a choice (20
-// or so a game), the window of 2 about 320,000: measured, the fit's
-// memory peaks at about 5 KB a training position (1.5 GB), and the games
-// take about 10 minutes on 2 cores.
+// recipe drafted in data/README.md ("The next recipe", not yet run) but
+// its seed and -gens. A generation is 12,000 games, about 230,000
+// positions with a choice (19 or so a game) and 350,000 value positions;
+// the window of 2 about twice that. Measured on this 2-core machine with
+// 1,500-game generations: 25–32 teacher games a second on 2 workers when
+// the machine is quiet (9–12 when three other engineers' builds load it),
+// fits of 60,000 samples in 4 s (16 s loaded), gate and anchors in 25–85
+// s; so a generation takes about 10–15 minutes quiet, and the fit's
+// memory peaks at about 3 GB (6.5 KB a training position).
 func DefaultConfig() Config {
 	pf := forest.DefaultConfig()
 	pf.Trees, pf.MaxDepth, pf.MinLeaf = 48, 14, 10
@@ -107,7 +110,7 @@ func DefaultConfig() Config {
 	vf.Trees, vf.MaxDepth, vf.MinLeaf = 16, 10, 40
 	return Config{
 		Rule: gomoku.Freestyle, Radius: 2,
-		Games: 8000, Block: 16, Nodes: 3000, Explore: 6, Margin: 30, Openings: 400,
+		Games: 12000, Block: 16, Nodes: 3000, Explore: 6, Margin: 30, Openings: 400,
 		Window: 2, Negatives: 4, Holdout: 0.1,
 		Policy: pf, Value: vf, ValueSet: policy.ValueFeatureSet, ValueTarget: 0.5, ValueScale: arena.DefaultValueScale,
 		GateNodes:   3000,
