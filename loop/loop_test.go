@@ -93,7 +93,7 @@ func TestNewRules(t *testing.T) {
 // the same teacher games (played by worker processes, this test binary:
 // see TestMain; published in shards and stored once each), the same
 // records' figures and byte-identical model files; another seed other
-// games.
+// games. FitValue refits a generation's value model as the loop did.
 func TestReproducible(t *testing.T) {
 	g1, r1, d1 := runSmall(t, 7, 2)
 	g2, r2, d2 := runSmall(t, 7, 2)
@@ -126,6 +126,26 @@ func TestReproducible(t *testing.T) {
 				t.Errorf("%s: model files differ (%v, %v)", rel, err1, err2)
 			}
 		}
+	}
+	// FitValue (train value) fits generation 2's value model byte for
+	// byte as the loop did, and measures it alike.
+	db, err := store.OpenReadOnly(filepath.Join(d1, "l.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	vm, rec, err := FitValue(context.Background(), db, smallConfig(7), 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := (&policy.Model{Forest: vm.Forest}).Save(&got); err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(r1[1].ValueModel)
+	if err != nil || !bytes.Equal(got.Bytes(), want) || rec.ValueAUC != r1[1].ValueAUC || rec.ScoreScale != r1[1].ScoreScale || rec.ValueRows != r1[1].ValueRows {
+		t.Errorf("FitValue: model equal %v (%v), value AUC %v, scale %v, %d rows; the loop's %v, %v, %d",
+			bytes.Equal(got.Bytes(), want), err, rec.ValueAUC, rec.ScoreScale, rec.ValueRows, r1[1].ValueAUC, r1[1].ScoreScale, r1[1].ValueRows)
 	}
 	if r1[1].Samples <= r1[0].Samples {
 		t.Errorf("generation 2 fitted on %d samples, generation 1 on %d: the window of 2 should hold more", r1[1].Samples, r1[0].Samples)
