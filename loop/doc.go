@@ -19,7 +19,12 @@
 //     all used): policy rows are the teacher's move (label 1) and
 //     Config.Negatives other candidates of the pattern filter drawn at
 //     random (label 0), with feature set 2; value rows are the positions
-//     with the game's outcome for the mover;
+//     with Config.ValueSet's features (policy's value feature sets; set 2
+//     sees each side's threats) and a target blended from the teacher's
+//     root score, turned into a win probability by a logistic whose scale
+//     is fitted on the window (ScoreWin), and the game's outcome for the
+//     mover, Config.ValueTarget of the first (target.go; each choice's
+//     measurement in TUNING.md);
 //  3. fits the policy and value forests and measures them on the held-out
 //     games: within-position top-1 agreement with the teacher and
 //     within-position AUC (every candidate of a held-out position is
