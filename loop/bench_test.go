@@ -8,6 +8,7 @@ import (
 
 	"ocvist/arena"
 	"ocvist/data"
+	"ocvist/forest"
 	"ocvist/gomoku"
 	"ocvist/policy"
 	"ocvist/search"
@@ -49,7 +50,7 @@ func teacherGames(b *testing.B, n int, nodes int64) []store.TeacherGame {
 	out := make([]store.TeacherGame, n)
 	for i := range out {
 		g := t.Play(rng)
-		out[i] = store.TeacherGame{Gen: 1, Game: i, Moves: g.Moves, Book: g.Book, Teacher: g.Teacher, Winner: g.Winner}
+		out[i] = g.Stored(1, i)
 	}
 	return out
 }
@@ -135,5 +136,75 @@ func BenchmarkPolicyMove(b *testing.B) {
 		if _, err := a.Move(context.Background(), boards[i%len(boards)]); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkSearchValue: one op is a 100,000-node search from fresh tables
+// on a middle-game position of a teacher game (the 12th ply after the
+// opening), ordered by the shipped policy and evaluated with a value
+// model as play uses them: "none", "shipped" (data/value.ocf, set 1, 16
+// trees of depth 10 on outcomes) and "set2" (the recipe's value forest
+// shape on set 2, fitted with DefaultConfig's score targets on 200 cheap
+// teacher games, its leaves of one row so that its trees reach their full
+// depth as a generation's do on hundreds of thousands of rows). Reports
+// nodes/s: what a value model costs the search.
+func BenchmarkSearchValue(b *testing.B) {
+	games := teacherGames(b, 200, 500)
+	cfg := DefaultConfig()
+	cfg.Value.MinLeaf = 1
+	bl := newBuilder(cfg)
+	for i := range games {
+		if err := bl.game(&games[i]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var rec Record
+	set2, err := fitValue(context.Background(), &bl.s, cfg, 1, &rec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var boards []*gomoku.Board
+	for _, g := range games[:16] {
+		bd := gomoku.New(gomoku.Options{})
+		for _, p := range g.Moves[:min(len(g.Moves)-1, g.Book+12)] {
+			bd.Play(p)
+		}
+		boards = append(boards, bd)
+	}
+	pm, err := policy.Load(bytes.NewReader(data.Model))
+	if err != nil {
+		b.Fatal(err)
+	}
+	vf, err := forest.Load(bytes.NewReader(data.Value))
+	if err != nil {
+		b.Fatal(err)
+	}
+	shipped, err := policy.ValueFromForest(vf)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		vm   *policy.ValueModel
+	}{{"none", nil}, {"shipped", shipped}, {"set2", set2}} {
+		b.Run(c.name, func(b *testing.B) {
+			a, err := arena.NewSearch(arena.SearchConfig{Nodes: 100_000, Model: pm, Value: c.vm})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var nodes int64
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				if err := a.NewGame(gomoku.Freestyle); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := a.Move(context.Background(), boards[i%len(boards)]); err != nil {
+					b.Fatal(err)
+				}
+				nodes += a.Last().Nodes
+			}
+			b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+		})
 	}
 }

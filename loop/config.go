@@ -7,6 +7,7 @@ import (
 	"ocvist/arena"
 	"ocvist/forest"
 	"ocvist/gomoku"
+	"ocvist/policy"
 	"ocvist/selfplay"
 )
 
@@ -31,9 +32,21 @@ type Config struct {
 	Negatives int     `json:"negatives"` // other candidates drawn per sample as "not chosen" rows
 	Holdout   float64 `json:"holdout"`   // fraction of games held out for the metrics
 
-	Policy     forest.Config `json:"policy"`
-	Value      forest.Config `json:"value"`
-	ValueScale float64       `json:"value_scale"` // see arena.SearchConfig
+	Policy forest.Config `json:"policy"`
+	Value  forest.Config `json:"value"`
+	// ValueSet is the value model's position features (policy's value
+	// feature sets); ValueTarget the weight λ of the teacher's score in
+	// its target, the rest the game's outcome (0: the outcome alone; see
+	// target.go).
+	ValueSet    int     `json:"value_set,omitempty"`
+	ValueTarget float64 `json:"value_target,omitempty"`
+	ValueScale  float64 `json:"value_scale"` // the teacher's; see arena.SearchConfig
+
+	// GateNodes is the node budget a move of the engines in the gate and
+	// the engine's anchor matches: the search with a generation's models
+	// as users play it (arena's search agent, its prior depth and value
+	// scale), deterministic.
+	GateNodes int64 `json:"gate_nodes,omitempty"`
 
 	Gate        Gate `json:"gate"`
 	AnchorGames int  `json:"anchor_games"` // games against each anchor (paired)
@@ -42,8 +55,9 @@ type Config struct {
 	Seed    uint64 `json:"seed"`
 }
 
-// Gate is the test of a new generation: paired games of the pure policies
-// from generated openings, ended by an SPRT of H0 Elo0 against H1 Elo1
+// Gate is the test of a new generation: paired games of the engines (the
+// search at Config.GateNodes over the new models and over the adopted
+// ones) from generated openings, ended by an SPRT of H0 Elo0 against H1 Elo1
 // (alpha = beta = 0.05, no verdict before MinPairs pairs) or after
 // MaxGames. A gate that reaches MaxGames undecided (always so when
 // MaxGames is under 2·MinPairs, see SPRTCanDecide) is decided by the pair
@@ -68,8 +82,10 @@ func (g Gate) SPRTPairs() int {
 func (g Gate) SPRTCanDecide() bool { return g.MaxGames/2 >= g.SPRTPairs() }
 
 // TeacherValueScale is the weight of the value model in the teacher's
-// evaluation (see arena.SearchConfig.ValueScale): the shipped models'
-// recipe was run with it, so it stays even where play uses another.
+// evaluation (see arena.SearchConfig.ValueScale) of the shipped models'
+// recipe (data/README.md), which play weighs ten times more
+// (arena.DefaultValueScale, measured stronger); DefaultConfig's teacher
+// evaluates as play does.
 const TeacherValueScale = 300
 
 // TeacherPriorDepth is the least depth left at which the teacher's search
@@ -78,12 +94,15 @@ const TeacherValueScale = 300
 const TeacherPriorDepth = 4
 
 // DefaultConfig is the configuration of "train loop" without flags: the
-// shipped model's recipe (data/README.md) but its seed and the settings
-// its command line gives (-games, -nodes, -window, -gate-games, -workers).
-// A generation is 8,000 games, about 160,000 positions with a choice (20
-// or so a game), the window of 2 about 320,000: measured, the fit's
-// memory peaks at about 5 KB a training position (1.5 GB), and the games
-// take about 10 minutes on 2 cores.
+// recipe drafted in data/README.md ("The next recipe", not yet run) but
+// its seed and -gens. A generation is 12,000 games, about 230,000
+// positions with a choice (19 or so a game) and 350,000 value positions;
+// the window of 2 about twice that. Measured on this 2-core machine with
+// 1,500-game generations: 25–32 teacher games a second on 2 workers when
+// the machine is quiet (9–12 when three other engineers' builds load it),
+// fits of 60,000 samples in 4 s (16 s loaded), gate and anchors in 25–85
+// s; so a generation takes about 10–15 minutes quiet, and the fit's
+// memory peaks at about 3 GB (6.5 KB a training position).
 func DefaultConfig() Config {
 	pf := forest.DefaultConfig()
 	pf.Trees, pf.MaxDepth, pf.MinLeaf = 48, 14, 10
@@ -91,9 +110,10 @@ func DefaultConfig() Config {
 	vf.Trees, vf.MaxDepth, vf.MinLeaf = 16, 10, 40
 	return Config{
 		Rule: gomoku.Freestyle, Radius: 2,
-		Games: 8000, Block: 16, Nodes: 3000, Explore: 6, Margin: 30, Openings: 400,
+		Games: 12000, Block: 16, Nodes: 3000, Explore: 6, Margin: 30, Openings: 400,
 		Window: 2, Negatives: 4, Holdout: 0.1,
-		Policy: pf, Value: vf, ValueScale: TeacherValueScale,
+		Policy: pf, Value: vf, ValueSet: policy.ValueFeatureSet, ValueTarget: 0.5, ValueScale: arena.DefaultValueScale,
+		GateNodes:   3000,
 		Gate:        Gate{MaxGames: 600, MinPairs: 30, Elo0: 0, Elo1: 40},
 		AnchorGames: 200,
 		Workers:     2,
@@ -116,6 +136,12 @@ func (c Config) Validate() error {
 	case c.Gate.MaxGames < 2 || c.AnchorGames < 2 || c.Gate.MaxGames%2 != 0 || c.AnchorGames%2 != 0:
 		return fmt.Errorf("loop: gate and anchor games %d, %d: want even numbers, at least 2 (games are played in pairs, colours swapped)",
 			c.Gate.MaxGames, c.AnchorGames)
+	case policy.NumValueColumns(c.ValueSet) == 0:
+		return fmt.Errorf("loop: value feature set %d: want %d or %d", c.ValueSet, policy.ValueFeatureSet1, policy.ValueFeatureSet2)
+	case !(c.ValueTarget >= 0 && c.ValueTarget <= 1):
+		return fmt.Errorf("loop: value target %v out of range [0, 1]", c.ValueTarget)
+	case c.GateNodes < 100:
+		return fmt.Errorf("loop: gate nodes %d: want at least 100", c.GateNodes)
 	case c.Gate.MinPairs < 0:
 		return fmt.Errorf("loop: gate min pairs %d is negative", c.Gate.MinPairs)
 	}

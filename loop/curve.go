@@ -20,11 +20,13 @@ import (
 )
 
 // The learning loop's curve (train report):
-// two panels sharing the generation axis, one quantity each. Top: the pure
-// policy's Elo against the fixed anchors with 95% intervals, a labelled
-// line at 0 (as strong as the anchor); generations the gate adopted are
-// filled discs, rejected ones crosses. Bottom: the held-out top-1
-// agreement with the teacher.
+// panels sharing the generation axis, one quantity each. Top: the engine's
+// Elo (the search over the generation's models at Config.GateNodes)
+// against the fixed anchors with 95% intervals, a labelled line at 0 (as
+// strong as the anchor); generations the gate adopted are filled discs,
+// rejected ones crosses (no such panel for records made before the loop
+// measured its engines). Then the same for the pure policy. Bottom: the
+// held-out top-1 agreement with the teacher and the value model's AUC.
 
 var anchorColours = []color.Color{
 	color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
@@ -49,7 +51,15 @@ func WriteCurve(w io.Writer, recs []Record, ext string) error {
 	if len(recs) == 0 {
 		return errors.New("loop: no generations to draw")
 	}
-	elo, err := eloPanel(recs)
+	var panels []*plot.Plot
+	if slices.ContainsFunc(recs, func(r Record) bool { return len(r.Engine) > 0 }) {
+		p, err := eloPanel(recs, "the engine (search over the generation's models)", func(r Record) []MatchRecord { return r.Engine })
+		if err != nil {
+			return err
+		}
+		panels = append(panels, p)
+	}
+	elo, err := eloPanel(recs, "the pure policy", func(r Record) []MatchRecord { return r.Anchors })
 	if err != nil {
 		return err
 	}
@@ -57,11 +67,17 @@ func WriteCurve(w io.Writer, recs []Record, ext string) error {
 	if err != nil {
 		return err
 	}
-	c := canvas(ext, 8*vg.Inch, 8*vg.Inch)
-	tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6), PadRight: vg.Points(6), PadY: vg.Points(12)}
-	cells := plot.Align([][]*plot.Plot{{elo}, {top1}}, tiles, draw.New(c))
-	elo.Draw(cells[0][0])
-	top1.Draw(cells[1][0])
+	panels = append(panels, elo, top1)
+	c := canvas(ext, 8*vg.Inch, vg.Length(4*len(panels))*vg.Inch)
+	tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6), PadRight: vg.Points(6), PadY: vg.Points(12)}
+	rows := make([][]*plot.Plot, len(panels))
+	for i, p := range panels {
+		rows[i] = []*plot.Plot{p}
+	}
+	cells := plot.Align(rows, tiles, draw.New(c))
+	for i, p := range panels {
+		p.Draw(cells[i][0])
+	}
 	_, err = c.WriteTo(w)
 	return err
 }
@@ -86,11 +102,12 @@ func canvas(ext string, w, h vg.Length) interface {
 	return vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
 }
 
-// eloPanel is the top panel: a series per anchor, in the order of their
-// first appearance, over the generations that measured it.
-func eloPanel(recs []Record) (*plot.Plot, error) {
+// eloPanel is a panel of Elo against the anchors of the matches of
+// recs that of picks: a series per anchor, in the order of their first
+// appearance, over the generations that measured it.
+func eloPanel(recs []Record, who string, of func(Record) []MatchRecord) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = "Ocvist learning loop: the pure policy against fixed anchors"
+	p.Title.Text = "Ocvist learning loop: " + who + " against fixed anchors"
 	p.Y.Label.Text = fmt.Sprintf("Elo (95%% interval; ±%d = perfect score)", EloBound)
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.XOffs, p.Legend.YOffs = vg.Points(8), -vg.Points(4)
@@ -101,14 +118,14 @@ func eloPanel(recs []Record) (*plot.Plot, error) {
 	zero.Dashes = []vg.Length{vg.Points(4), vg.Points(4)}
 	p.Add(zero)
 	p.Legend.Add("0: as strong as the anchor", zero)
-	for k, name := range anchorNames(recs) {
-		if err := anchorSeries(p, recs, k, name); err != nil {
+	for k, name := range anchorNames(recs, of) {
+		if err := anchorSeries(p, recs, of, k, name); err != nil {
 			return nil, err
 		}
 	}
 	lo, hi := 0.0, 0.0 // the 0 line is always in view
 	for _, r := range recs {
-		for _, m := range r.Anchors {
+		for _, m := range of(r) {
 			lo, hi = min(lo, m.EloLow), max(hi, m.EloHigh)
 		}
 	}
@@ -119,10 +136,10 @@ func eloPanel(recs []Record) (*plot.Plot, error) {
 
 // anchorNames are the anchors of recs in the order of their first
 // appearance.
-func anchorNames(recs []Record) []string {
+func anchorNames(recs []Record, of func(Record) []MatchRecord) []string {
 	var names []string
 	for _, r := range recs {
-		for _, m := range r.Anchors {
+		for _, m := range of(r) {
 			if !slices.Contains(names, m.Against) {
 				names = append(names, m.Against)
 			}
@@ -134,16 +151,17 @@ func anchorNames(recs []Record) []string {
 // anchorSeries draws the Elo against anchor name (the k-th) with its
 // intervals and the gate's marks, for the generations that measured it;
 // the first series names the marks in the legend.
-func anchorSeries(p *plot.Plot, recs []Record, k int, name string) error {
+func anchorSeries(p *plot.Plot, recs []Record, of func(Record) []MatchRecord, k int, name string) error {
 	var pts plotter.XYs
 	var errs plotter.YErrors
 	var adopted []bool
 	for _, r := range recs {
-		i := slices.IndexFunc(r.Anchors, func(m MatchRecord) bool { return m.Against == name })
+		ms := of(r)
+		i := slices.IndexFunc(ms, func(m MatchRecord) bool { return m.Against == name })
 		if i < 0 {
 			continue
 		}
-		m := r.Anchors[i]
+		m := ms[i]
 		pts = append(pts, plotter.XY{X: float64(r.Gen) + 0.08*float64(k-1), Y: m.Elo})
 		errs = append(errs, struct{ Low, High float64 }{m.Elo - m.EloLow, m.EloHigh - m.Elo})
 		adopted = append(adopted, r.Adopted)
@@ -209,23 +227,36 @@ func marks(pts plotter.XYs, adopted []bool, c color.Color) []mark {
 	return out
 }
 
-// top1Panel is the bottom panel: the held-out top-1 agreement of the
-// generations where it is defined (an undefined one is recorded as −1).
+// top1Panel is the bottom panel: the held-out top-1 agreement with the
+// teacher and the value model's held-out AUC, of the generations where
+// each is defined (an undefined one is recorded as −1).
 func top1Panel(recs []Record) (*plot.Plot, error) {
 	p := plot.New()
-	p.Y.Label.Text = "held-out top-1 agreement with the teacher"
-	var pts plotter.XYs
-	for _, r := range recs {
-		if r.Top1 >= 0 {
-			pts = append(pts, plotter.XY{X: float64(r.Gen), Y: r.Top1})
+	p.Y.Label.Text = "held out: top-1 agreement, value AUC"
+	p.Legend.Top = true
+	for k, s := range []struct {
+		name string
+		of   func(Record) float64
+	}{
+		{"policy: top-1 agreement with the teacher", func(r Record) float64 { return r.Top1 }},
+		{"value model: AUC (who won)", func(r Record) float64 { return r.ValueAUC }},
+	} {
+		var pts plotter.XYs
+		for _, r := range recs {
+			if v := s.of(r); v >= 0 {
+				pts = append(pts, plotter.XY{X: float64(r.Gen), Y: v})
+			}
 		}
-	}
-	if len(pts) > 0 {
+		if len(pts) == 0 {
+			continue
+		}
 		line, points, err := plotter.NewLinePoints(pts)
 		if err != nil {
 			return nil, err
 		}
+		line.Color, points.Color = anchorColours[k], anchorColours[k]
 		p.Add(line, points)
+		p.Legend.Add(s.name, line, points)
 	}
 	genAxis(p, recs[0].Gen, recs[len(recs)-1].Gen)
 	p.Y.Min, p.Y.Max = 0, 1

@@ -15,8 +15,8 @@ import (
 
 // TestWriteCurve: the curve of three generations (one rejected, one
 // perfect score at the Elo bound) is a decodable 8-inch PNG or an SVG with
-// the generation ticks and the reference line's label; no records is an
-// error.
+// the generation ticks, the reference line's label, the engine's and the
+// pure policy's panels and the value AUC; no records is an error.
 func TestWriteCurve(t *testing.T) {
 	var recs []Record
 	for g := 1; g <= 3; g++ {
@@ -25,6 +25,8 @@ func TestWriteCurve(t *testing.T) {
 			e := 100 * float64(g+k)
 			r.Anchors = append(r.Anchors, MatchRecord{Against: name, Elo: e, EloLow: e - 80, EloHigh: e + 80})
 		}
+		r.Engine = []MatchRecord{{Against: "shipped", Elo: -50, EloLow: -90, EloHigh: -10}}
+		r.ValueAUC = 0.8
 		recs = append(recs, r)
 	}
 	recs[2].Anchors[0] = MatchRecord{Against: "random", Elo: EloBound, EloLow: 600, EloHigh: EloBound}
@@ -41,7 +43,8 @@ func TestWriteCurve(t *testing.T) {
 		t.Fatal(err)
 	}
 	svg := buf.String()
-	for _, want := range []string{"<svg", ">3<", "as strong as the anchor", "against patterns", "rejected by the gate"} {
+	for _, want := range []string{"<svg", ">3<", "as strong as the anchor", "against patterns", "rejected by the gate",
+		"the engine (search over the generation", "against shipped", "the pure policy against", "value model: AUC"} {
 		if !strings.Contains(svg, want) {
 			t.Errorf("svg lacks %q", want)
 		}
@@ -101,7 +104,7 @@ func TestCurveAxes(t *testing.T) {
 		{"below the anchor", below, 0.5, 1.5, -1000 - 50, 0 + 0.45*(0+1000+100)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			elo, err := eloPanel(tt.recs)
+			elo, err := eloPanel(tt.recs, "the pure policy", func(r Record) []MatchRecord { return r.Anchors })
 			if err != nil {
 				t.Fatal(err)
 			}

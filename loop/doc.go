@@ -19,19 +19,29 @@
 //     all used): policy rows are the teacher's move (label 1) and
 //     Config.Negatives other candidates of the pattern filter drawn at
 //     random (label 0), with feature set 2; value rows are the positions
-//     with the game's outcome for the mover;
+//     with Config.ValueSet's features (policy's value feature sets; set 2
+//     sees each side's threats) and a target blended from the teacher's
+//     root score, turned into a win probability by a logistic whose scale
+//     is fitted on the window (ScoreWin), and the game's outcome for the
+//     mover, Config.ValueTarget of the first (target.go; each choice's
+//     measurement in TUNING.md);
 //  3. fits the policy and value forests and measures them on the held-out
 //     games: within-position top-1 agreement with the teacher and
 //     within-position AUC (every candidate of a held-out position is
-//     scored), the value model's AUC;
-//  4. gates the new policy against the adopted one: paired games of the
-//     pure policies (best move, no search) from generated openings, ended
-//     by an SPRT; the generation is adopted when the SPRT accepts that it
-//     is stronger (H1), or, if the gate reaches Gate.MaxGames undecided
-//     (always so under 2·Gate.MinPairs games), when the pair score's 95%
-//     interval lies above 50%; the record says what decided;
-//  5. measures the new policy's Elo against fixed anchors (random,
-//     patterns, the generation-0 policy) with 95% intervals;
+//     scored), the value model's AUC beside the teacher's score's;
+//  4. gates the new engine against the adopted one: the engine is what
+//     users play, the search over a generation's models (arena's search
+//     agent, its prior depth and value scale) at Config.GateNodes nodes a
+//     move, so the gate is reproducible; paired games from generated
+//     openings, ended by an SPRT; the generation is adopted when the SPRT
+//     accepts that it is stronger (H1), or, if the gate reaches
+//     Gate.MaxGames undecided (always so under 2·Gate.MinPairs games),
+//     when the pair score's 95% interval lies above 50%; the record says
+//     what decided;
+//  5. measures the new engine's Elo against fixed anchors (Loop.Anchors —
+//     the shipped engine, for train loop —, generation 0's engine,
+//     patterns) and the new pure policy's (generation 0's policy,
+//     patterns), with 95% intervals: the curve;
 //  6. records it all (store.Generation, Details as JSON of Record), the
 //     models first where the store keeps them (store.ModelStore).
 //

@@ -7,17 +7,19 @@ import (
 	"testing"
 
 	"ocvist/data"
+	"ocvist/forest"
 	"ocvist/gomoku"
 	"ocvist/policy"
 	"ocvist/store"
 )
 
 // TestGateTooSmallForSPRT: a gate of 40 games cannot reach the SPRT's 30
-// pairs, so it ends undecided at its game limit; the shipped policy
-// (generation 4 of the recipe) against generation 0 scores far above 50%
-// there, and the pair score's interval, all above 50%, adopts it (the
-// case of the issue: 87.5% [78.0, 97.0], LLR 8.47, "undecided: rejected").
-// The other way round the interval is all below 50%: rejected.
+// pairs, so it ends undecided at its game limit; the shipped engine (the
+// search over the recipe's generation 4, policy and value) against
+// generation 0's (its policy, no value model) scores far above 50% there,
+// and the pair score's interval, all above 50%, adopts it (the case of
+// the issue: 87.5% [78.0, 97.0], LLR 8.47, "undecided: rejected"). The
+// other way round the interval is all below 50%: rejected.
 func TestGateTooSmallForSPRT(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -34,6 +36,14 @@ func TestGateTooSmallForSPRT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	vf, err := forest.Load(bytes.NewReader(data.Value))
+	if err != nil {
+		t.Fatal(err)
+	}
+	value, err := policy.ValueFromForest(vf)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg := smallConfig(5)
 	cfg.Gate = Gate{MaxGames: 40, MinPairs: 30, Elo0: 0, Elo1: 40}
 	cfg.AnchorGames = 2
@@ -46,16 +56,16 @@ func TestGateTooSmallForSPRT(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		name      string
-		next, cur *policy.Model
+		next, cur models
 		adopted   bool
 		verdict   string
 	}{
-		{"stronger", shipped, gen0, true, "undecided at the game limit; pair score interval above 50%"},
-		{"weaker", gen0, shipped, false, "undecided at the game limit; pair score interval not above 50%"},
+		{"stronger", models{gen: 1, policy: shipped, value: value}, models{policy: gen0}, true, "undecided at the game limit; pair score interval above 50%"},
+		{"weaker", models{gen: 1, policy: gen0}, models{policy: shipped, value: value}, false, "undecided at the game limit; pair score interval not above 50%"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var rec Record
-			if err := l.judge(ctx, 1, models{gen: 1, policy: tt.next}, models{gen: 0, policy: tt.cur}, &rec); err != nil {
+			if err := l.judge(ctx, 1, tt.next, tt.cur, &rec); err != nil {
 				t.Fatal(err)
 			}
 			g := rec.Gate

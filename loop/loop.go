@@ -20,6 +20,7 @@ import (
 	"ocvist/internal/splitmix"
 	"ocvist/patterns"
 	"ocvist/policy"
+	"ocvist/search"
 	"ocvist/store"
 )
 
@@ -47,20 +48,31 @@ type Record struct {
 	Top1     float64 `json:"top1"`
 	AUC      float64 `json:"auc"`
 	ValueAUC float64 `json:"value_auc"`
+	// ScoreAUC is the teacher's own root score's AUC on the same held-out
+	// positions (what the value model learns from, when ValueTarget > 0);
+	// ScoreScale the fitted scale that turns scores into the value
+	// target's probabilities (ScoreWin; 0: outcome targets).
+	ScoreAUC   float64 `json:"score_auc,omitempty"`
+	ScoreScale float64 `json:"score_scale,omitempty"`
 	// Seconds of the teacher games, of the two fits, of gate and anchors.
 	TeacherSeconds float64 `json:"teacher_seconds"`
 	FitSeconds     float64 `json:"fit_seconds"`
 	MatchSeconds   float64 `json:"match_seconds"`
 
-	PolicyModel string        `json:"policy_model"`
-	ValueModel  string        `json:"value_model"`
-	Gate        MatchRecord   `json:"gate"`
-	Anchors     []MatchRecord `json:"anchors"`
-	Adopted     bool          `json:"adopted"`
-	Current     int           `json:"current"` // the adopted generation after this one (0: the start model)
+	PolicyModel string `json:"policy_model"`
+	ValueModel  string `json:"value_model"`
+	// Gate is the new engine against the adopted one (Config.GateNodes;
+	// before it, records' gates were the pure policies'); Engine the new
+	// engine's anchor matches, Anchors the pure policy's.
+	Gate    MatchRecord   `json:"gate"`
+	Engine  []MatchRecord `json:"engine,omitempty"`
+	Anchors []MatchRecord `json:"anchors"`
+	Adopted bool          `json:"adopted"`
+	Current int           `json:"current"` // the adopted generation after this one (0: the start model)
 }
 
-// MatchRecord is a match of the new policy (A) against Against.
+// MatchRecord is a match of the new generation's engine or pure policy
+// (A) against Against.
 type MatchRecord struct {
 	Against  string  `json:"against"`
 	Games    int     `json:"games"`
@@ -132,6 +144,10 @@ type Loop struct {
 	// Poll is how often a member that waits for the others (their games,
 	// the leader's fit) looks again (default 2 s).
 	Poll time.Duration
+	// Anchors are fixed engines every generation's engine is measured
+	// against besides generation 0's and patterns (cmd/train: the shipped
+	// engine), searching at Config.GateNodes.
+	Anchors []Anchor
 	// openingsOf is the generation whose openings' file Dir holds.
 	openingsOf int
 }
@@ -446,15 +462,14 @@ func (l *Loop) fit(ctx context.Context, g int, rec *Record) (models, error) {
 	if rec.Samples == 0 || len(s.valueY) == 0 {
 		return models{}, errors.New("loop: the games gave no samples")
 	}
-	pcfg, vcfg := l.cfg.Policy, l.cfg.Value
+	pcfg := l.cfg.Policy
 	pcfg.Seed = int64(splitmix.Derive(l.cfg.Seed, 0xf17, uint64(g)) >> 1)
-	vcfg.Seed = int64(splitmix.Derive(l.cfg.Seed, 0xf18, uint64(g)) >> 1)
 	spec := policy.Spec{FeatureSet: policy.HistoryFeatureSet, Rule: l.cfg.Rule, Radius: l.cfg.Radius}
 	pm, err := policy.Fit(ctx, policy.NewDataset(s.policyX, s.policyY, spec), pcfg)
 	if err != nil {
 		return models{}, err
 	}
-	vm, err := policy.FitValue(ctx, s.valueX, s.valueY, nil, l.cfg.Rule, vcfg)
+	vm, err := fitValue(ctx, s, l.cfg, g, rec)
 	if err != nil {
 		return models{}, err
 	}
@@ -467,6 +482,7 @@ func (l *Loop) fit(ctx context.Context, g int, rec *Record) (models, error) {
 	rec.Top1 = defined(forest.GroupTop1(t.scores, t.labels, t.groups))
 	rec.AUC = defined(forest.GroupAUC(t.scores, t.labels, t.groups))
 	rec.ValueAUC = defined(forest.AUC(t.valueScores, t.valueLabels, nil))
+	rec.ScoreAUC = defined(scoreAUC(t))
 	rec.PolicyModel = l.modelFile(g, store.RolePolicy)
 	rec.ValueModel = l.modelFile(g, store.RoleValue)
 	if _, err := pm.SaveFile(rec.PolicyModel); err != nil {
@@ -476,6 +492,53 @@ func (l *Loop) fit(ctx context.Context, g int, rec *Record) (models, error) {
 		return models{}, err
 	}
 	return models{gen: g, policy: pm, value: vm, policyFile: rec.PolicyModel, valueFile: rec.ValueModel}, nil
+}
+
+// fitValue fits generation g's value model on the training rows of s
+// (their weights from the teacher's scores when cfg.ValueTarget > 0,
+// recording the fitted score scale in rec).
+func fitValue(ctx context.Context, s *sets, cfg Config, g int, rec *Record) (*policy.ValueModel, error) {
+	vcfg := cfg.Value
+	vcfg.Seed = int64(splitmix.Derive(cfg.Seed, 0xf18, uint64(g)) >> 1)
+	var weights []float64
+	if cfg.ValueTarget > 0 {
+		rec.ScoreScale = fitScoreScale(s.valueScore, s.valueWon)
+		weights = valueWeights(s, cfg.ValueTarget, rec.ScoreScale)
+	}
+	return policy.FitValue(ctx, cfg.ValueSet, s.valueX, s.valueY, weights, cfg.Rule, vcfg)
+}
+
+// FitValue fits the value model that generation to of a loop of cfg
+// (its seed, window and value settings) would fit on db's teacher games
+// of generations from..to, without the policy, and measures it on the
+// held-out games: rec has the value figures (ValueRows, HeldOut as the
+// held-out value positions, ValueAUC, ScoreAUC, ScoreScale). It is how
+// "train value" compares value targets and features on the same games.
+func FitValue(ctx context.Context, db store.Store, cfg Config, from, to int) (*policy.ValueModel, Record, error) {
+	rec := Record{Gen: to, Config: cfg, Rule: cfg.Rule.String()}
+	if err := cfg.Validate(); err != nil {
+		return nil, rec, err
+	}
+	s, err := buildValue(ctx, db, cfg, from, to, nil)
+	if err != nil {
+		return nil, rec, err
+	}
+	rec.ValueRows = len(s.valueY)
+	if len(s.valueY) == 0 {
+		return nil, rec, errors.New("loop: the games gave no value rows")
+	}
+	vm, err := fitValue(ctx, s, cfg, to, &rec)
+	if err != nil {
+		return nil, rec, err
+	}
+	t, err := buildValue(ctx, db, cfg, from, to, &measure{value: vm.Forest})
+	if err != nil {
+		return nil, rec, err
+	}
+	rec.HeldOut = len(t.valueLabels)
+	rec.ValueAUC = defined(forest.AUC(t.valueScores, t.valueLabels, nil))
+	rec.ScoreAUC = defined(scoreAUC(t))
+	return vm, rec, nil
 }
 
 // defined maps an undefined figure (NaN) to -1, which JSON can hold.
@@ -554,37 +617,79 @@ func Current(ctx context.Context, db store.Store) (int, error) {
 	return recs[len(recs)-1].Current, nil
 }
 
-// judge plays the gate and the anchors' matches of the new policy.
+// Anchor is a fixed engine: the search over a policy (its prior) and a
+// value model (nil: none).
+type Anchor struct {
+	Name   string
+	Policy *policy.Model
+	Value  *policy.ValueModel
+}
+
+// judge plays the gate (the new engine against the adopted one) and the
+// anchor matches of the new engine and of the new pure policy.
 func (l *Loop) judge(ctx context.Context, g int, next, cur models, rec *Record) error {
 	ops, err := arena.GenerateOpenings(splitmix.Derive(l.cfg.Seed, 0x9a7e, uint64(g)), max(l.cfg.Gate.MaxGames, l.cfg.AnchorGames)/2, l.cfg.Rule)
 	if err != nil {
 		return err
 	}
 	sprt := &arena.SPRT{Elo0: l.cfg.Gate.Elo0, Elo1: l.cfg.Gate.Elo1, Alpha: 0.05, Beta: 0.05, MinPairs: l.cfg.Gate.MinPairs}
-	rec.Gate, err = l.match(ctx, next.policy, fmt.Sprintf("gen %d", cur.gen), policyAgent(cur.policy), ops, l.cfg.Gate.MaxGames, sprt)
+	engine := l.engine(Anchor{Name: fmt.Sprintf("gen %d", g), Policy: next.policy, Value: next.value})
+	rec.Gate, err = l.match(ctx, engine, fmt.Sprintf("gen %d", cur.gen), l.engine(Anchor{Policy: cur.policy, Value: cur.value}), ops, l.cfg.Gate.MaxGames, sprt)
 	if err != nil {
 		return err
 	}
 	rec.Adopted, rec.Gate.ByInterval = gateDecides(rec.Gate)
-	l.logf("gen %d: gate against gen %d: %d games, pair score %.3f [%.3f, %.3f], LLR %.2f, %s: %s",
+	l.logf("gen %d: gate, engine against gen %d's: %d games, pair score %.3f [%.3f, %.3f], LLR %.2f, %s: %s",
 		g, cur.gen, rec.Gate.Games, rec.Gate.Score, rec.Gate.Low, rec.Gate.High, rec.Gate.LLR, rec.GateVerdict(), map[bool]string{true: "adopted", false: "rejected"}[rec.Adopted])
-	anchors := []struct {
-		name string
-		make func(seed uint64) arena.Agent
-	}{
-		{"random", func(seed uint64) arena.Agent { return arena.NewRandom(seed) }},
-		{"patterns", func(seed uint64) arena.Agent { return arena.NewPatterns(seed, patterns.Config{}) }},
-		{"gen 0", policyAgent(l.start)},
+	patternsAgent := func(seed uint64) arena.Agent { return arena.NewPatterns(seed, patterns.Config{}) }
+	var anchors []opponent
+	for _, a := range l.Anchors {
+		anchors = append(anchors, opponent{a.Name, l.engine(a)})
 	}
+	anchors = append(anchors, opponent{"gen 0", l.engine(Anchor{Policy: l.start})}, opponent{"patterns", patternsAgent})
 	for _, a := range anchors {
-		m, err := l.match(ctx, next.policy, a.name, a.make, ops, l.cfg.AnchorGames, nil)
+		m, err := l.match(ctx, engine, a.name, a.make, ops, l.cfg.AnchorGames, nil)
+		if err != nil {
+			return err
+		}
+		rec.Engine = append(rec.Engine, m)
+		l.logf("gen %d: engine against %s: score %.3f, Elo %+.0f [%+.0f, %+.0f]", g, a.name, m.Score, m.Elo, m.EloLow, m.EloHigh)
+	}
+	pure := policyAgent(next.policy)
+	for _, a := range []opponent{{"gen 0", policyAgent(l.start)}, {"patterns", patternsAgent}} {
+		m, err := l.match(ctx, pure, a.name, a.make, ops, l.cfg.AnchorGames, nil)
 		if err != nil {
 			return err
 		}
 		rec.Anchors = append(rec.Anchors, m)
-		l.logf("gen %d: against %s: score %.3f, Elo %+.0f [%+.0f, %+.0f]", g, a.name, m.Score, m.Elo, m.EloLow, m.EloHigh)
+		l.logf("gen %d: pure policy against %s: score %.3f, Elo %+.0f [%+.0f, %+.0f]", g, a.name, m.Score, m.Elo, m.EloLow, m.EloHigh)
 	}
 	return nil
+}
+
+// opponent is an anchor's name and its agents.
+type opponent struct {
+	name string
+	make func(seed uint64) arena.Agent
+}
+
+// gateTTBits sizes the transposition table of the gate's and anchors'
+// engines (3 MiB): a fresh engine plays each game, and GateNodes-node
+// searches fill no more.
+const gateTTBits = 16
+
+// engine makes the search agents of a (the engine users play, at
+// GateNodes nodes a move).
+func (l *Loop) engine(a Anchor) func(uint64) arena.Agent {
+	return func(uint64) arena.Agent {
+		ec := search.DefaultConfig()
+		ec.TTBits = gateTTBits
+		s, err := arena.NewSearch(arena.SearchConfig{Name: a.Name, Engine: ec, Nodes: l.cfg.GateNodes, Model: a.Policy, Value: a.Value})
+		if err != nil {
+			panic("loop: " + err.Error()) // NewSearch fails on no configuration
+		}
+		return s
+	}
 }
 
 // EloBound stands for an infinite Elo estimate (a perfect or a zero score)
@@ -604,11 +709,11 @@ func policyAgent(m *policy.Model) func(uint64) arena.Agent {
 	}
 }
 
-// match plays the pure policy of m (A) against the agents of b from the
+// match plays the agents of a against those of b (named name) from the
 // openings, paired, for at most games games (an SPRT may end it sooner).
-func (l *Loop) match(ctx context.Context, m *policy.Model, name string, b func(uint64) arena.Agent,
+func (l *Loop) match(ctx context.Context, a func(uint64) arena.Agent, name string, b func(uint64) arena.Agent,
 	ops []arena.Opening, games int, sprt *arena.SPRT) (MatchRecord, error) {
-	newA := func(int) (arena.Agent, error) { return policyAgent(m)(0), nil }
+	newA := func(int) (arena.Agent, error) { return a(0), nil }
 	newB := func(i int) (arena.Agent, error) { return b(splitmix.Derive(l.cfg.Seed, 0xb, uint64(i))), nil }
 	res, err := arena.MatchFactories(ctx, newA, newB, arena.Config{Rule: l.cfg.Rule, Radius: l.cfg.Radius,
 		Games: games, Openings: ops, SPRT: sprt, Concurrency: l.cfg.Workers})

@@ -20,11 +20,20 @@ import (
 type sets struct {
 	policyX, valueX []float64 // rows one after another
 	policyY, valueY []int
+	// The training positions' value rows: with a score target (Config.
+	// ValueTarget > 0) each position has two rows, labels 1 and 0, whose
+	// weights (valueW) are set once the scores' scale is known (fit); the
+	// position's outcome for the mover and the teacher's score of it
+	// (noScore for games stored without their searches).
+	valueW     []float64
+	valueWon   []bool
+	valueScore []int16
 	// Held-out predictions: the policy's score of every candidate of each
 	// held-out position, whether the teacher chose it and the position's
 	// number (groups); the value model's of each held-out position.
 	scores, valueScores       []float64
 	labels, valueLabels       []bool
+	teacherScores             []float64 // the teacher's score of each held-out value position
 	groups                    []int
 	samples, heldOut, skipped int
 }
@@ -48,9 +57,11 @@ type builder struct {
 	pos  *patterns.Position
 	res  patterns.Result
 	row  [policy.NumHistoryFeatures]float64
-	vrow [policy.NumValueFeatures]float64
+	vrow [policy.NumValueFeatures2]float64
 	perm []int
 	s    sets
+	// valueOnly builds the value rows alone.
+	valueOnly bool
 }
 
 func newBuilder(cfg Config) *builder {
@@ -62,6 +73,18 @@ func newBuilder(cfg Config) *builder {
 func build(ctx context.Context, db store.Store, cfg Config, from, to int, m *measure) (*sets, error) {
 	b := newBuilder(cfg)
 	b.m = m
+	return b.read(ctx, db, from, to)
+}
+
+// buildValue is build for the value rows alone.
+func buildValue(ctx context.Context, db store.Store, cfg Config, from, to int, m *measure) (*sets, error) {
+	b := newBuilder(cfg)
+	b.m, b.valueOnly = m, true
+	return b.read(ctx, db, from, to)
+}
+
+// read adds the rows of the games of generations from..to.
+func (b *builder) read(ctx context.Context, db store.Store, from, to int) (*sets, error) {
 	err := db.TeacherGames(ctx, from, to, func(g store.TeacherGame) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -97,7 +120,14 @@ func (b *builder) game(g *store.TeacherGame) error {
 func (b *builder) ply(g *store.TeacherGame, i int, test bool, rng *rand.Rand) {
 	me := b.pos.Board().ToMove()
 	if g.Winner != gomoku.Empty {
-		b.valueRow(g.Winner == me, test)
+		score := int16(noScore)
+		if g.Plies != nil {
+			score = g.Plies[i-g.Book].Score
+		}
+		b.valueRow(g.Winner == me, score, test)
+	}
+	if b.valueOnly {
+		return
 	}
 	b.res = patterns.Filter(b.pos, me, patterns.Config{}, b.res)
 	teacher := g.Teacher[i-g.Book]
@@ -140,15 +170,26 @@ func (b *builder) ply(g *store.TeacherGame, i int, test bool, rng *rand.Rand) {
 	}
 }
 
-// valueRow adds the position's value row: did the mover win.
-func (b *builder) valueRow(won, test bool) {
-	policy.ValueFeatures(b.vrow[:], b.pos)
+// noScore marks a position whose game was stored without the teacher's
+// searches (before schema 6): its value target is the outcome alone.
+const noScore = -1 << 15
+
+// valueRow adds the position's value row: did the mover win, and the
+// teacher's score of it.
+func (b *builder) valueRow(won bool, score int16, test bool) {
+	row := b.vrow[:policy.NumValueColumns(b.cfg.ValueSet)]
+	policy.ValueFeaturesOf(b.cfg.ValueSet, row, b.pos)
 	if test {
-		b.s.valueScores = append(b.s.valueScores, b.m.value.PredictClass1(b.vrow[:]))
+		b.s.valueScores = append(b.s.valueScores, b.m.value.PredictClass1(row))
 		b.s.valueLabels = append(b.s.valueLabels, won)
-	} else {
-		b.s.valueX, b.s.valueY = append(b.s.valueX, b.vrow[:]...), append(b.s.valueY, b2i(won))
+		b.s.teacherScores = append(b.s.teacherScores, float64(score))
+		return
 	}
+	b.s.valueX, b.s.valueY = append(b.s.valueX, row...), append(b.s.valueY, b2i(won))
+	if b.cfg.ValueTarget > 0 {
+		b.s.valueX, b.s.valueY = append(b.s.valueX, row...), append(b.s.valueY, 1-b2i(won))
+	}
+	b.s.valueWon, b.s.valueScore = append(b.s.valueWon, won), append(b.s.valueScore, score)
 }
 
 func (b *builder) features(q gomoku.Point) []float64 {

@@ -15,6 +15,7 @@ import (
 
 	"ocvist/coordinator"
 	"ocvist/data"
+	"ocvist/forest"
 	"ocvist/gomoku"
 	"ocvist/loop"
 	"ocvist/policy"
@@ -27,25 +28,29 @@ model's recipe and figures in data/README.md; "go doc ./loop"): each
 generation plays -games teacher games (the search with -nodes nodes a move,
 ordered and evaluated by the adopted models) on -workers worker processes,
 which publish them as sealed shards that are merged into the database
-exactly once, fits a policy forest (which candidate the teacher chose) and a value forest
-(who wins) on the games of the last -window generations, measures them on
-held-out games (top-1, within-position AUC), gates the new policy against
-the adopted one (paired games of the pure policies from generated openings,
-SPRT) and measures its Elo against random, patterns and generation 0. A
-generation is adopted only when the SPRT finds it stronger, or, when the
-gate ends undecided at -gate-games, when its pair score's 95% interval lies
-above 50% (the SPRT needs 30 pairs: with -gate-games under 60 the interval
-always decides, and the loop says so when it starts). Models go to
--models (gen-NNN.policy.ocf, gen-NNN.value.ocf). It runs -gens generations,
-or for -duration (then as many as fit; with both, whichever ends first). A
-run continues where the last one was: a stopped or crashed loop's finished
-games are merged and only the missing ones played, and a generation whose
-games are all in is not played again; the same database, flags and -seed
-give the same games and byte-identical models. Against a PostgreSQL
-database every machine that runs "train loop" with the same flags plays
-games of the current generation, and one of them fits and gates it
-(README.md, "One job on many machines"). "train stats -json" lists the
-generations and "train report" draws the curve.`
+exactly once, fits a policy forest (which candidate the teacher chose) and a
+value forest (who wins: the teacher's score, turned into a probability,
+blended with the outcome by -value-target) on the games of the last
+-window generations, measures them on held-out games (top-1,
+within-position AUC, value AUC), gates the new engine (the search over the
+new models, -gate-nodes nodes a move) against the adopted one (paired games
+from generated openings, SPRT) and measures the new engine's Elo against
+the shipped engine, generation 0's and patterns, and the pure policy's
+against generation 0's and patterns. A generation is adopted only when the
+SPRT finds it stronger, or, when the gate ends undecided at -gate-games,
+when its pair score's 95% interval lies above 50% (the SPRT needs 30 pairs:
+with -gate-games under 60 the interval always decides, and the loop says so
+when it starts). Models go to -models (gen-NNN.policy.ocf,
+gen-NNN.value.ocf). It runs -gens generations, or for -duration (then as
+many as fit; with both, whichever ends first). A run continues where the
+last one was: a stopped or crashed loop's finished games are merged and
+only the missing ones played, and a generation whose games are all in is
+not played again; the same database, flags and -seed give the same games
+and byte-identical models. Against a PostgreSQL database every machine that
+runs "train loop" with the same flags plays games of the current
+generation, and one of them fits and gates it (README.md, "One job on many
+machines"). "train stats -json" lists the generations and "train report"
+draws the curve.`
 
 func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := loop.DefaultConfig()
@@ -91,6 +96,11 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	l.StartFile = startBytes
+	if cfg.Rule == gomoku.Freestyle {
+		if l.Anchors, err = shippedAnchor(); err != nil {
+			return err
+		}
+	}
 	l.ShardRoot, l.Out, l.Backlog = coordinator.ShardDir(*dbPath), stderr, backlog
 	l.Log = func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
 	fmt.Fprintf(stderr, "train loop: %s, %s, %d workers, seed %d, models in %s\n", store.Redact(*dbPath), loopLimit(*gens, *duration), cfg.Workers, cfg.Seed, *dir)
@@ -102,8 +112,8 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	recs, err := l.Run(lctx, *gens)
 	for _, rec := range recs {
-		fmt.Fprintf(stdout, "gen %d: top-1 %.3f, AUC %.3f, value AUC %.3f; gate %.3f [%.3f, %.3f] %s; adopted %v; current gen %d\n",
-			rec.Gen, rec.Top1, rec.AUC, rec.ValueAUC, rec.Gate.Score, rec.Gate.Low, rec.Gate.High, rec.GateVerdict(), rec.Adopted, rec.Current)
+		fmt.Fprintf(stdout, "gen %d: top-1 %.3f, AUC %.3f, value AUC %.3f; gate %.3f [%.3f, %.3f] %s; adopted %v; current gen %d%s\n",
+			rec.Gen, rec.Top1, rec.AUC, rec.ValueAUC, rec.Gate.Score, rec.Gate.Low, rec.Gate.High, rec.GateVerdict(), rec.Adopted, rec.Current, engineElo(rec))
 	}
 	switch {
 	case err == nil:
@@ -116,6 +126,15 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return nil
 	}
 	return err
+}
+
+// engineElo lists the engine's Elo against its anchors.
+func engineElo(rec loop.Record) string {
+	var b strings.Builder
+	for _, m := range rec.Engine {
+		fmt.Fprintf(&b, "; engine vs %s %+.0f [%+.0f, %+.0f]", m.Against, m.Elo, m.EloLow, m.EloHigh)
+	}
+	return b.String()
 }
 
 // loopLimit says how long a loop runs.
@@ -183,6 +202,24 @@ func loadStartModel(path string) (*policy.Model, []byte, error) {
 	return m, b, err
 }
 
+// shippedAnchor is the shipped engine (data/model.ocf and data/value.ocf,
+// fitted for freestyle), the curve's fixed anchor.
+func shippedAnchor() ([]loop.Anchor, error) {
+	pm, err := policy.Load(bytes.NewReader(data.Model))
+	if err != nil {
+		return nil, err
+	}
+	vf, err := forest.Load(bytes.NewReader(data.Value))
+	if err != nil {
+		return nil, err
+	}
+	vm, err := policy.ValueFromForest(vf)
+	if err != nil {
+		return nil, err
+	}
+	return []loop.Anchor{{Name: "shipped", Policy: pm, Value: vm}}, nil
+}
+
 // registerLoopFlags binds the loop's recipe flags to cfg.
 func registerLoopFlags(fs *flag.FlagSet, cfg *loop.Config) {
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of everything the loop draws")
@@ -195,8 +232,14 @@ func registerLoopFlags(fs *flag.FlagSet, cfg *loop.Config) {
 	fs.IntVar(&cfg.Negatives, "negatives", cfg.Negatives, "other candidates drawn per sample as not-chosen rows")
 	fs.IntVar(&cfg.Policy.Trees, "trees", cfg.Policy.Trees, "trees of the policy forest")
 	fs.IntVar(&cfg.Policy.MaxDepth, "depth", cfg.Policy.MaxDepth, "maximum depth of the policy trees")
+	fs.IntVar(&cfg.Value.Trees, "value-trees", cfg.Value.Trees, "trees of the value forest")
+	fs.IntVar(&cfg.Value.MaxDepth, "value-depth", cfg.Value.MaxDepth, "maximum depth of the value trees")
+	fs.IntVar(&cfg.ValueSet, "value-set", cfg.ValueSet, "the value model's position features: 1 (shapes), 2 (and threats)")
+	fs.Float64Var(&cfg.ValueTarget, "value-target", cfg.ValueTarget, "weight of the teacher's score in the value target, the rest the outcome (0..1)")
+	fs.Float64Var(&cfg.ValueScale, "value-scale", cfg.ValueScale, "the teacher's evaluation units of a sure win over ½ (as the search agent's valuescale)")
+	fs.Int64Var(&cfg.GateNodes, "gate-nodes", cfg.GateNodes, "search nodes a move of the engines in the gate and the engine's anchor matches")
 	fs.IntVar(&cfg.Gate.MaxGames, "gate-games", cfg.Gate.MaxGames, fmt.Sprintf("most games of a gate match, even (an SPRT may end it sooner; it needs %d to decide)", 2*cfg.Gate.SPRTPairs()))
-	fs.Float64Var(&cfg.Gate.Elo1, "gate-elo", cfg.Gate.Elo1, "the gate's H1: the new policy is this much stronger (H0: equal)")
+	fs.Float64Var(&cfg.Gate.Elo1, "gate-elo", cfg.Gate.Elo1, "the gate's H1: the new engine is this much stronger (H0: equal)")
 	fs.IntVar(&cfg.AnchorGames, "anchor-games", cfg.AnchorGames, "games against each anchor, even (paired, colours swapped)")
 	fs.IntVar(&cfg.Block, "block", cfg.Block, "teacher games a worker is given at once (claimed together; who plays a game never changes it)")
 	fs.IntVar(&cfg.Workers, "workers", runtime.NumCPU(), "worker processes for the teacher games, goroutines for fits and matches")

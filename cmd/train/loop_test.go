@@ -17,7 +17,7 @@ import (
 // smallLoop are the flags of a small, quick learning loop on two workers.
 func smallLoop(db string, games string) []string {
 	return []string{"loop", "-db", db, "-gens", "1", "-games", games, "-block", "4", "-nodes", "300", "-openings", "4",
-		"-gate-games", "8", "-anchor-games", "4", "-trees", "4", "-depth", "6", "-workers", "2", "-seed", "5"}
+		"-gate-games", "8", "-anchor-games", "4", "-gate-nodes", "300", "-trees", "4", "-depth", "6", "-workers", "2", "-seed", "5"}
 }
 
 // teacherState reads a database's teacher games and stats.
@@ -91,7 +91,15 @@ func TestLoopStopResume(t *testing.T) {
 			t.Errorf("generation 1's %s model differs from the uninterrupted loop's (%v, %v)", role, err1, err2)
 		}
 	}
-	out, errOut, code := train(t, append(smallLoop(filepath.Join(dir, "d.db"), "80"), "-duration", "1ns")...)
+	// train value refits generation 1's value model as the loop did.
+	v := filepath.Join(dir, "v.ocf")
+	out, errOut, code := train(t, "value", "-db", ref, "-to", "1", "-seed", "5", "-o", v)
+	a, err1 := os.ReadFile(filepath.Join(dir, "ref.models", "gen-001.value.ocf"))
+	b, err2 := os.ReadFile(v)
+	if code != 0 || !strings.Contains(out, "value model "+v+": set 2, target 0.50") || err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+		t.Errorf("train value: exit %d, the loop's model %v (%v, %v)\n%s\n%s", code, bytes.Equal(a, b), err1, err2, out, errOut)
+	}
+	out, errOut, code = train(t, append(smallLoop(filepath.Join(dir, "d.db"), "80"), "-duration", "1ns")...)
 	if code != 0 || !strings.Contains(out, "-duration 1ns reached: finished games are merged; run again to continue") {
 		t.Errorf("-duration 1ns: exit %d\n%s\n%s", code, out, errOut)
 	}

@@ -25,6 +25,7 @@ var program = cli.Program{
 		{Name: "stats", Summary: "print a database's counts (text or -json)", Run: adapt(statsCmd)},
 		{Name: "fit", Summary: "fit the forest policy on a database and save the model", Run: adapt(fitCmd)},
 		{Name: "loop", Summary: "run the learning loop v2: teacher games, policy and value forests, gate, anchors", Run: adapt(loopCmd)},
+		{Name: "value", Summary: "fit a value model on a learning loop's teacher games (to compare targets and features)", Run: adapt(valueCmd)},
 		{Name: "report", Summary: "draw the learning curve of the generations (PNG or SVG)", Run: adapt(reportCmd)},
 		{Name: "web", Summary: "serve a live dashboard of databases in the browser (read only)", Run: adapt(webCmd)},
 		{Name: "model", Summary: "fetch a generation's policy or value model from a PostgreSQL database", Run: adapt(modelCmd)},

@@ -14,10 +14,12 @@ import (
 
 const reportAbout = `
 Draw the learning curve of a database's generations. For the learning loop
-("train loop"): the pure policy's Elo against the fixed anchors (random,
-patterns, generation 0) with 95% intervals, adopted and rejected
-generations marked, and below it the held-out top-1 agreement with the
-teacher. For the v1 loop ("train run -generations"): the gate-match score
+("train loop"): the engine's Elo (the search over each generation's models,
+-gate-nodes nodes a move) against the fixed anchors (the shipped engine,
+generation 0's engine, patterns) and the pure policy's (against generation
+0's and patterns; random in loops recorded before) with 95% intervals,
+adopted and rejected generations marked, and below them the held-out top-1
+agreement with the teacher and the value model's AUC. For the v1 loop ("train run -generations"): the gate-match score
 against the previous generation and the forest's held-out AUC. The format
 follows the file name: .png or .svg.`
 
