@@ -23,20 +23,25 @@ func smallLoop(db string, games string) []string {
 // teacherState reads a database's teacher games and stats.
 func teacherState(t *testing.T, db string) ([]store.TeacherGame, store.Stats) {
 	t.Helper()
-	d, err := store.OpenReadOnly(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	var games []store.TeacherGame
-	if err := d.TeacherGames(context.Background(), 0, 99, func(g store.TeacherGame) error { games = append(games, g); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	st, err := d.Stats(context.Background())
+	games, st, err := readTeacherState(db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return games, st
+}
+
+func readTeacherState(db string) ([]store.TeacherGame, store.Stats, error) {
+	d, err := store.OpenReadOnly(db)
+	if err != nil {
+		return nil, store.Stats{}, err
+	}
+	defer d.Close()
+	var games []store.TeacherGame
+	if err := d.TeacherGames(context.Background(), 0, 99, func(g store.TeacherGame) error { games = append(games, g); return nil }); err != nil {
+		return nil, store.Stats{}, err
+	}
+	st, err := d.Stats(context.Background())
+	return games, st, err
 }
 
 // TestLoopStopResume: train loop's workers are processes whose teacher
@@ -60,10 +65,10 @@ func TestLoopStopResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(db); err == nil {
-			if _, st := teacherState(t, db); st.TeacherShards >= 2 {
-				break
-			}
+		// The loop creates the database meanwhile: one not readable yet
+		// is read again.
+		if _, st, err := readTeacherState(db); err == nil && st.TeacherShards >= 2 {
+			break
 		}
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
