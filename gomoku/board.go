@@ -147,8 +147,16 @@ func (b *Board) WinLine() []Point {
 // Black with an error wrapping ErrForbidden that names the foul, and leaves
 // the board as it was. Guarded by BenchmarkPlay.
 func (b *Board) Play(p Point) error {
+	if b.opts.Rule == Renju {
+		return b.playRenju(p)
+	}
+	return b.Put(p, b.ToMove())
+}
+
+// playRenju is Play under Renju, out of the other rules' way.
+func (b *Board) playRenju(p Point) error {
 	c := b.ToMove()
-	if b.opts.Rule == Renju && c == Black && p.Valid() && b.cells[p] == Empty && !b.Over() {
+	if c == Black && p.Valid() && b.cells[p] == Empty && !b.Over() {
 		if f := b.Forbidden(p); f != NoFoul {
 			return fmt.Errorf("%w: %v at %v", ErrForbidden, f, p)
 		}
@@ -243,7 +251,7 @@ func (b *Board) clear(p Point) {
 // checkWin records a win for c if the stone at p completes one.
 func (b *Board) checkWin(p Point, c Player) {
 	for d := range Dirs {
-		if from, n := b.runThrough(p, Dir(d), c); n == 5 || n > 5 && b.opts.Rule.Wins(n, c) {
+		if from, n := b.runThrough(p, Dir(d), c); n >= 5 && (n == 5 || b.opts.Rule.Wins(n, c)) {
 			b.winner, b.winFrom, b.winDir, b.winLen = c, from, Dir(d), uint8(n)
 			return
 		}

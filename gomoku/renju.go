@@ -110,7 +110,7 @@ func (b *Board) realThree(p Point, d Dir, own, blocked uint32, level int) bool {
 			continue
 		}
 		o := own | 1<<e
-		if !straightFour(o, fivePoints(o, blocked)) {
+		if _, n := runAt(o, WindowRadius); n != 4 || !straightFour(o, fivePoints(o, blocked)) {
 			continue
 		}
 		if level == FoulDepth {
