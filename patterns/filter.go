@@ -50,7 +50,9 @@ type Result struct {
 // package documentation), and returns the candidates. Pass the previous
 // Result to reuse its buffers: after warm-up a call allocates nothing. pos
 // is used for look-ahead (mini-force, defence checks) and restored before
-// return. If the game is over the result has no moves. The threats behind
+// return. If the game is over the result has no moves, and under Renju
+// also when Black may play no empty point (every one is forbidden: its
+// pass is not modelled). The threats behind
 // a forcing level are not listed (self-play never reads them): ask
 // pos.Threats(dst, res.Side) for them. Guarded by BenchmarkFilter.
 func Filter(pos *Position, side gomoku.Player, cfg Config, res Result) Result {

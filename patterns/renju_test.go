@@ -623,3 +623,42 @@ func TestVCFRenjuAgainstExhaustive(t *testing.T) {
 		t.Errorf("a weak check")
 	}
 }
+
+// TestRenjuNoMove: a board whose one empty point, g2, is forbidden to
+// Black, to move (seen in self-play): the filter offers nothing, the
+// board's referee and Position.Play refuse g2.
+func TestRenjuNoMove(t *testing.T) {
+	pos := diagram(t, gomoku.Renju, `
+xxoxxooxooxoooo
+xooxooxxxoxxxox
+oxoxoooxoxxoxox
+oooxxxoxoxooxxo
+xxxooxooxxoxooo
+oooxxoooxxxoxxo
+xxooxxxoxoxxoox
+xxoxxxoxooxooxo
+oooxoooxoxooxxo
+xoxoxxxoooxooox
+ooxxoxxoxxoxooo
+oxxxoxoxxxooxxx
+ooxoxxxxoxxoxox
+oxooxo.xoooxoxo
+xxxxoxxxooxooox`)
+	g2 := pt(t, "g2")
+	b := pos.Board()
+	if b.ToMove() != gomoku.Black || b.Over() || fmt.Sprint(names(pos.Fouls().AppendTo(nil))) != "[g2]" {
+		t.Fatalf("to move %v, over %v, fouls %v", b.ToMove(), b.Over(), pos.Fouls().AppendTo(nil))
+	}
+	if res := filterOf(t, pos, gomoku.Black, Config{}); len(res.Moves) != 0 || res.Level != Radius {
+		t.Errorf("filter %v %v", res.Level, res.Moves)
+	}
+	ref := *b
+	for _, err := range []error{ref.Play(g2), pos.Play(g2)} {
+		if !errors.Is(err, gomoku.ErrForbidden) {
+			t.Errorf("Play(g2): %v", err)
+		}
+	}
+	if res := filterOf(t, pos, gomoku.White, Config{}); fmt.Sprint(names(res.Moves)) != "[g2]" {
+		t.Errorf("White's filter %v %v", res.Level, res.Moves)
+	}
+}
