@@ -22,7 +22,10 @@
 // command whose order is unknown, a search whose moves are legal by
 // construction). Package patterns keeps Black's forbidden points as the
 // shapes change, for the filter, the threat searches and a GUI's list of
-// them; its Position.Play refuses them too.
+// them; its Position.Play refuses them too. A Black to move whose every
+// empty point is forbidden cannot move; Over does not see it (it would
+// test every point at every stone): the filter says so and self-play
+// scores a draw (Renju's pass is not modelled).
 //
 // A Board is a plain value: copying it (b2 := *b) gives an independent
 // position. It is not safe for concurrent mutation.
