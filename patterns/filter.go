@@ -148,8 +148,10 @@ func (p *Position) Defences(side gomoku.Player) gomoku.Set {
 }
 
 // Killers returns the cells where a stone of side leaves the opponent no
-// cell that makes two five-points (nor a five-point), empty when no single
-// cell does. pos is used for look-ahead and restored.
+// cell that makes two five-points (under Renju, nor a White four whose
+// five-point is forbidden to Black) nor a five-point, empty when no single
+// cell does; never a point forbidden to side. pos is used for look-ahead
+// and restored.
 func (p *Position) Killers(side gomoku.Player) gomoku.Set {
 	kill, _ := p.killers(side.Other(), side)
 	return kill
