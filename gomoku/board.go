@@ -15,6 +15,9 @@ var (
 	ErrGameOver = errors.New("game is already over")
 	ErrNoMoves  = errors.New("no move to undo")
 	ErrBadColor = errors.New("player must be black or white")
+	// ErrForbidden: under Renju, Play refuses a point forbidden to Black
+	// (Board.Forbidden); the error names the foul.
+	ErrForbidden = errors.New("forbidden point")
 )
 
 // MaxRadius is the largest candidate radius a Board supports.
@@ -30,7 +33,7 @@ type Options struct {
 
 // Validate checks the ranges of the options.
 func (o Options) Validate() error {
-	if o.Rule != Freestyle && o.Rule != Standard {
+	if !o.Rule.Valid() {
 		return fmt.Errorf("unknown rule %d", o.Rule)
 	}
 	if o.Radius < 0 || o.Radius > MaxRadius {
@@ -139,12 +142,32 @@ func (b *Board) WinLine() []Point {
 	return append([]Point(nil), line[i:i+int(b.winLen)]...)
 }
 
-// Play places a stone for the side to move at p and records a win through it.
-// Guarded by BenchmarkPlay.
-func (b *Board) Play(p Point) error { return b.Put(p, b.ToMove()) }
+// Play places a stone for the side to move at p and records a win through
+// it. It is the game's move: under Renju it refuses a point forbidden to
+// Black with an error wrapping ErrForbidden that names the foul, and leaves
+// the board as it was. Guarded by BenchmarkPlay.
+func (b *Board) Play(p Point) error {
+	if b.opts.Rule == Renju {
+		return b.playRenju(p)
+	}
+	return b.Put(p, b.ToMove())
+}
 
-// Put places a stone of player c at p regardless of whose turn it is (for
-// setting up positions) and records a win through it.
+// playRenju is Play under Renju, out of the other rules' way.
+func (b *Board) playRenju(p Point) error {
+	c := b.ToMove()
+	if c == Black && p.Valid() && b.cells[p] == Empty && !b.Over() {
+		if f := b.Forbidden(p); f != NoFoul {
+			return fmt.Errorf("%w: %v at %v", ErrForbidden, f, p)
+		}
+	}
+	return b.Put(p, c)
+}
+
+// Put places a stone of player c at p regardless of whose turn it is and
+// records a win through it. It is the placing of a stone, for setting up
+// positions and for searches whose moves are legal by construction: it
+// does not ask whether the point is forbidden to Black (see Play).
 func (b *Board) Put(p Point, c Player) error {
 	switch {
 	case !p.Valid():
@@ -228,7 +251,7 @@ func (b *Board) clear(p Point) {
 // checkWin records a win for c if the stone at p completes one.
 func (b *Board) checkWin(p Point, c Player) {
 	for d := range Dirs {
-		if from, n := b.runThrough(p, Dir(d), c); n == 5 || (n > 5 && b.opts.Rule == Freestyle) {
+		if from, n := b.runThrough(p, Dir(d), c); n >= 5 && (n == 5 || b.opts.Rule.Wins(n, c)) {
 			b.winner, b.winFrom, b.winDir, b.winLen = c, from, Dir(d), uint8(n)
 			return
 		}
@@ -255,7 +278,7 @@ func (b *Board) MakesFive(p Point, c Player) bool {
 	for d := range Dirs {
 		own, _ := b.Window(p, Dir(d), c)
 		n := runLen(own | 1<<WindowRadius)
-		if n == 5 || (n > 5 && b.opts.Rule == Freestyle) {
+		if n == 5 || n > 5 && b.opts.Rule.Wins(n, c) {
 			return true
 		}
 	}

@@ -21,7 +21,7 @@ func naiveWinner(b *Board, c Player, r Rule) bool {
 				for cx, cy := x, y; OnBoard(cx, cy) && b.At(Pt(cx, cy)) == c; cx, cy = cx+st[0], cy+st[1] {
 					n++
 				}
-				if n == 5 || (n > 5 && r == Freestyle) {
+				if n == 5 || n > 5 && (r == Freestyle || r == Renju && c == White) {
 					return true
 				}
 			}
@@ -235,6 +235,47 @@ func TestWinAgainstNaive(t *testing.T) {
 	}
 }
 
+// TestRenjuWinAgainstNaive: under Renju, after every stone of random
+// play (stones put, so that Black makes overlines too), the incremental
+// verdict matches a full-board scan: Black wins with exactly five, White
+// with five or more.
+func TestRenjuWinAgainstNaive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 3))
+	positions, wins, overlines := 0, [3]int{}, [3]int{}
+	for positions < 100_000 {
+		b := New(Options{Rule: Renju, Radius: 1 + rng.IntN(2)})
+		for !b.Over() {
+			var p Point
+			if cand := b.Candidates(nil); len(cand) == 0 || rng.IntN(3) == 0 {
+				p = Point(rng.IntN(NumCells))
+			} else {
+				p = cand[rng.IntN(len(cand))]
+			}
+			if b.At(p) != Empty {
+				continue
+			}
+			c := b.ToMove()
+			five := b.MakesFive(p, c)
+			must(t, b.Put(p, c))
+			positions++
+			want := naiveWinner(b, c, Renju)
+			if (b.Winner() == c) != want || five != want {
+				t.Fatalf("after %v by %v winner=%v MakesFive=%v naive=%v\n%s", p, c, b.Winner(), five, want, b)
+			}
+			if want {
+				checkWinLine(t, b, p, c)
+				wins[c]++
+			} else if naiveWinner(b, c, Freestyle) {
+				overlines[c]++
+			}
+		}
+	}
+	t.Logf("%d positions; wins by black %d, white %d; black overlines that did not win %d", positions, wins[Black], wins[White], overlines[Black])
+	if wins[Black] < 300 || wins[White] < 300 || overlines[Black] < 10 || overlines[White] != 0 {
+		t.Errorf("wins %v, overlines %v: too few to be a real check", wins, overlines)
+	}
+}
+
 // checkWinLine: after the winning stone p of c, WinLine is a maximal run of
 // c's stones through p along one line, in the line's order, of a winning
 // length, found by walking the board cell by cell.
@@ -250,7 +291,8 @@ func checkWinLine(t *testing.T, b *Board, p Point, c Player) {
 		for ; OnBoard(x, y) && b.At(Pt(x, y)) == c; x, y = x+st[0], y+st[1] {
 			run = append(run, Pt(x, y))
 		}
-		if n := len(run); (n == 5 || n > 5 && b.Rule() == Freestyle) && slices.Equal(got, run) {
+		long := b.Rule() == Freestyle || b.Rule() == Renju && c == White
+		if n := len(run); (n == 5 || n > 5 && long) && slices.Equal(got, run) {
 			return
 		}
 	}

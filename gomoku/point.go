@@ -115,31 +115,47 @@ func (c Player) String() string {
 	return "empty"
 }
 
-// Rule decides what wins.
+// Rule decides what wins and, under Renju, what Black may play.
 type Rule uint8
 
-// The rules: Freestyle (five or more in a row wins) and Standard (exactly
-// five wins; an overline does not).
+// The rules: Freestyle (five or more in a row wins), Standard (exactly
+// five wins; an overline does not) and Renju (RIF: White wins with five or
+// more, Black only with exactly five, and Black may not play a forbidden
+// point: see Board.Forbidden).
 const (
 	Freestyle Rule = iota
 	Standard
+	Renju
+	// NumRules is the number of rules (for tables indexed by Rule).
+	NumRules
 )
+
+var ruleNames = [NumRules]string{"freestyle", "standard", "renju"}
 
 // String is the rule's name as used in flags and stored data.
 func (r Rule) String() string {
-	if r == Standard {
-		return "standard"
+	if r < NumRules {
+		return ruleNames[r]
 	}
-	return "freestyle"
+	return fmt.Sprintf("rule(%d)", uint8(r))
 }
 
-// ParseRule reads "freestyle" or "standard".
+// Valid reports whether r is one of the rules.
+func (r Rule) Valid() bool { return r < NumRules }
+
+// ParseRule reads "freestyle", "standard" or "renju" (any case).
 func ParseRule(s string) (Rule, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "freestyle":
-		return Freestyle, nil
-	case "standard":
-		return Standard, nil
+	t := strings.ToLower(strings.TrimSpace(s))
+	for r, name := range ruleNames {
+		if t == name {
+			return Rule(r), nil
+		}
 	}
-	return Freestyle, fmt.Errorf("unknown rule %q (want freestyle or standard)", s)
+	return Freestyle, fmt.Errorf("unknown rule %q (want freestyle, standard or renju)", s)
+}
+
+// Wins reports whether a run of n stones of c wins under r: five under
+// every rule, more than five under Freestyle and, under Renju, for White.
+func (r Rule) Wins(n int, c Player) bool {
+	return n == 5 || n > 5 && (r == Freestyle || r == Renju && c == White)
 }

@@ -50,7 +50,9 @@ type Result struct {
 // package documentation), and returns the candidates. Pass the previous
 // Result to reuse its buffers: after warm-up a call allocates nothing. pos
 // is used for look-ahead (mini-force, defence checks) and restored before
-// return. If the game is over the result has no moves. The threats behind
+// return. If the game is over the result has no moves, and under Renju
+// also when Black may play no empty point (every one is forbidden: its
+// pass is not modelled). The threats behind
 // a forcing level are not listed (self-play never reads them): ask
 // pos.Threats(dst, res.Side) for them. Guarded by BenchmarkFilter.
 func Filter(pos *Position, side gomoku.Player, cfg Config, res Result) Result {
@@ -66,15 +68,21 @@ func Filter(pos *Position, side gomoku.Player, cfg Config, res Result) Result {
 		return res
 	}
 	own, their := &pos.sets[side-1], &pos.sets[opp-1]
-	switch {
-	case !own[MakesFive].Empty():
+	if !own[MakesFive].Empty() {
 		return decided(res, Trivial, true, own[MakesFive])
-	case !their[MakesFive].Empty():
-		return decided(res, Trivial, false, their[MakesFive])
-	case !own[MakesWin].Empty():
-		return decided(res, Trivial2nd, true, own[MakesWin])
-	case !their[MakesWin].Empty():
-		return pos.defend(res, side)
+	}
+	if !their[MakesFive].Empty() {
+		if blocks := pos.legal(side, their[MakesFive]); !blocks.Empty() {
+			return decided(res, Trivial, false, blocks)
+		} // else Black cannot block on a forbidden point: lost, the levels below choose
+	}
+	if wins := pos.winCells(side); !wins.Empty() {
+		return decided(res, Trivial2nd, true, wins)
+	}
+	if !pos.winCells(opp).Empty() {
+		if def := pos.Defences(side); !def.Empty() {
+			return decided(res, Trivial2nd, false, def)
+		}
 	}
 	if !own[MakesDouble].Empty() || !their[MakesDouble].Empty() {
 		set, n := pos.forces(side, cfg)
@@ -84,13 +92,31 @@ func Filter(pos *Position, side gomoku.Player, cfg Config, res Result) Result {
 		}
 		set, n = pos.forces(opp, cfg)
 		res.Nodes += n
-		if !set.Empty() {
+		if set = pos.legal(side, set); !set.Empty() {
 			return decided(res, Force, false, set)
 		}
 	}
 	res.Level = Radius
-	res.Moves = b.Candidates(res.Moves)
+	res.Moves = pos.candidates(side, res.Moves)
 	return res
+}
+
+// candidates appends the Radius candidates side may play: under Renju,
+// Black's less its forbidden points (and, if no candidate is left, every
+// other empty cell Black may play).
+func (p *Position) candidates(side gomoku.Player, dst []gomoku.Point) []gomoku.Point {
+	if !p.renju || side != gomoku.Black {
+		return p.b.Candidates(dst)
+	}
+	if set := p.b.CandidateSet().Minus(p.foul); !set.Empty() {
+		return set.AppendTo(dst)
+	}
+	for q := gomoku.Point(0); q < gomoku.NumCells; q++ {
+		if p.b.At(q) == gomoku.Empty && !p.foul.Has(q) {
+			dst = append(dst, q)
+		}
+	}
+	return dst
 }
 
 // decided fills res with the cells of set.
@@ -103,51 +129,49 @@ func decided(res Result, l Level, attack bool, set gomoku.Set) Result {
 	return res
 }
 
-// defend answers the opponent's two-five-point threats: the cells where
-// our stone leaves the opponent none, plus our own four-making moves
-// (counter-fours). When no single cell stops every threat the game is
-// lost; the cells that stop some are returned instead.
-func (p *Position) defend(res Result, side gomoku.Player) Result {
-	return decided(res, Trivial2nd, false, p.Defences(side))
-}
-
 // Defences returns side's answers to the opponent's two-five-point threats
-// (its open threes and the like): the cells where side's stone leaves the
-// opponent no cell that makes two five-points, plus side's four-making
-// moves (counter-fours). When no single cell stops every threat, the
-// cells that stop some are returned with the fours instead. pos is used
-// for look-ahead and restored. It is the filter's Trivial2nd defence and
-// the search's move set in such positions.
+// (its open threes and the like; under Renju also White's fours whose one
+// five-point is forbidden to Black): the cells where side's stone leaves
+// the opponent no such cell, plus side's four-making moves
+// (counter-fours). When no single cell stops every threat, the cells that
+// stop some are returned with the fours instead. Under Renju Black's
+// forbidden points are none of them (the set may then be empty). pos is
+// used for look-ahead and restored. It is the filter's Trivial2nd defence
+// and the search's move set in such positions.
 func (p *Position) Defences(side gomoku.Player) gomoku.Set {
 	kill, any := p.killers(side.Other(), side)
 	set := kill
 	if set.Empty() {
 		set = any
 	}
-	return set.Union(p.sets[side-1][MakesFour])
+	return p.legal(side, set.Union(p.sets[side-1][MakesFour]))
 }
 
 // Killers returns the cells where a stone of side leaves the opponent no
-// cell that makes two five-points (nor a five-point), empty when no single
-// cell does. pos is used for look-ahead and restored.
+// cell that makes two five-points (under Renju, nor a White four whose
+// five-point is forbidden to Black) nor a five-point, empty when no single
+// cell does; never a point forbidden to side. pos is used for look-ahead
+// and restored.
 func (p *Position) Killers(side gomoku.Player) gomoku.Set {
 	kill, _ := p.killers(side.Other(), side)
 	return kill
 }
 
 // killers returns the cells where a stone of def leaves att no cell that
-// makes two five-points (kill), and the union of the cells that could
-// stop some of them (any). Only the common stops of every such cell (see
-// stopSets) can be killers; each is checked by playing it.
+// wins (winCells: two five-points, or under Renju White's forcing fours)
+// nor a five-point (kill), and the union of the cells that could stop
+// some of them (any). Only the common stops of every such cell (see
+// stopSets) can be killers; each one def may play is checked by playing
+// it.
 func (p *Position) killers(att, def gomoku.Player) (kill, any gomoku.Set) {
-	wins := p.sets[att-1][MakesWin]
+	wins := p.winCells(att)
 	all, any := p.stopSets(wins.All(), att, allDirs)
-	for q := range all.All() {
+	for q := range p.legal(def, all).All() {
 		if p.Put(q, def) != nil {
 			continue
 		}
 		p.puts-- // a look, not a position searched (Puts)
-		if p.sets[att-1][MakesWin].Empty() && p.sets[att-1][MakesFive].Empty() {
+		if p.winCells(att).Empty() && p.sets[att-1][MakesFive].Empty() {
 			kill.Add(q)
 		}
 		p.Undo()
@@ -263,7 +287,7 @@ func (mf *miniForce) survives(depth int) bool {
 	case n == 1:
 		return mf.blockFour(p.sets[a-1][MakesFive].First(), depth)
 	}
-	if p.sets[d-1][MakesWin].Len() > 0 || p.sets[a-1][MakesWin].Len() == 0 {
+	if !p.winCells(d).Empty() || p.winCells(a).Empty() {
 		return true // the defender's straight four comes first, or no threat is left
 	}
 	if kill, _ := p.killers(a, d); kill.Len() > 0 {
@@ -283,7 +307,9 @@ func (mf *miniForce) survives(depth int) bool {
 			ok = true
 		case n == 1:
 			g := p.sets[d-1][MakesFive].First()
-			if p.Put(g, a) == nil {
+			if !p.mayPlay(a, g) {
+				ok = true // Renju: Black cannot block on a forbidden point
+			} else if p.Put(g, a) == nil {
 				ok = p.b.Winner() != a && mf.survives(depth-1)
 				p.Undo()
 			}
@@ -301,6 +327,9 @@ func (mf *miniForce) survives(depth int) bool {
 // wins if it still has two five-points to make.
 func (mf *miniForce) blockFour(f gomoku.Point, depth int) bool {
 	p, a, d := mf.pos, mf.a, mf.d
+	if !p.mayPlay(d, f) {
+		return false // Renju: Black cannot block on a forbidden point
+	}
 	if p.Put(f, d) != nil {
 		return true
 	}
@@ -310,7 +339,7 @@ func (mf *miniForce) blockFour(f gomoku.Point, depth int) bool {
 		return true
 	case n == 1:
 		g := p.sets[d-1][MakesFive].First()
-		if p.Put(g, a) != nil {
+		if !p.mayPlay(a, g) || p.Put(g, a) != nil {
 			return true
 		}
 		defer p.Undo()
@@ -319,5 +348,5 @@ func (mf *miniForce) blockFour(f gomoku.Point, depth int) bool {
 		}
 		return depth > 0 && mf.survives(depth-1)
 	}
-	return p.sets[a-1][MakesWin].Len() == 0 && p.sets[a-1][MakesFive].Len() == 0
+	return p.winCells(a).Empty() && p.sets[a-1][MakesFive].Empty()
 }

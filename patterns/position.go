@@ -19,6 +19,13 @@ const (
 	MakesThree               // an open or broken three in some direction
 	MakesDouble              // four-three or double three (a Four and a three, or threes, in different directions)
 	numClasses
+	// overClass is a flag kept beside the classes, not one of them: a
+	// stone of the side would make an overline in some direction (under
+	// Standard, and Black's under Renju, where it is a foul). It marks
+	// the cells the forbidden test must look at.
+	overClass = numClasses
+	numFlags  = numClasses + 1
+	classMask = 1<<numClasses - 1
 )
 
 var classNames = [numClasses]string{"five", "win", "four", "three", "double"}
@@ -35,7 +42,9 @@ func (c Class) String() string {
 // side, the Shape a stone there would make, kept up to date by Play, Put
 // and Undo (only the empty cells on the four lines within
 // gomoku.WindowRadius of the changed stone are looked up again). It also
-// keeps, per side, the sets of cells of each Class.
+// keeps, per side, the sets of cells of each Class and, under Renju,
+// Black's forbidden points (Fouls), which are left out of Black's class
+// sets: a class set holds the cells where the side may play.
 //
 // A Position is a plain value: copying it gives an independent position
 // (the copy shares the undo journal's arrays but never reads or writes
@@ -43,12 +52,13 @@ func (c Class) String() string {
 // positions may be used concurrently (the package has no mutable shared
 // state).
 type Position struct {
-	b     gomoku.Board // holds the line words the shapes are read from (Board.LineWords)
-	tab   *table
+	b     gomoku.Board                 // holds the line words the shapes are read from (Board.LineWords)
+	tab   [2]*table                    // per side-1: under Renju, Black's shapes are Standard's, White's Freestyle's
+	reach uint32                       // window cells a stone changes the shapes of, for either side (table.reach)
 	code  [gomoku.NumCells][4][2]Shape // shape per cell, direction, side-1; None on stones
 	cnt   [gomoku.NumCells][2]uint16   // per cell, side-1: sum of shapeCount over the directions
-	flags [gomoku.NumCells][2]uint8    // bit per Class, per side-1
-	sets  [2][numClasses]gomoku.Set
+	flags [gomoku.NumCells][2]uint8    // bit per Class (and overClass), per side-1, whatever the fouls
+	sets  [2][numFlags]gomoku.Set      // the cells of each flag; Black's classes less its fouls
 	// shapes counts, per side-1 and Shape, the (empty cell, direction)
 	// pairs whose code is that Shape: the histogram behind ShapeCounts.
 	shapes [2][NumShapes]int32
@@ -63,6 +73,13 @@ type Position struct {
 	owner   *Position
 
 	puts uint64 // stones put (Puts)
+
+	// Renju: Black's forbidden points, recomputed by every Put from the
+	// cells whose shapes could make one (see refreshFouls), and the set
+	// each Put replaced, for Undo (a journal beside frames).
+	renju bool
+	foul  gomoku.Set
+	fouls []gomoku.Set
 }
 
 // change is a (cell, direction) and a pair of shapes, packed in bytes: the
@@ -101,12 +118,15 @@ func FromBoard(b *gomoku.Board) *Position {
 // Reset makes p hold a copy of b, rebuilding every shape from scratch.
 func (p *Position) Reset(b *gomoku.Board) {
 	p.b = *b
-	p.tab = &tables[b.Rule()]
+	p.tab = sideTables(b.Rule())
+	p.reach = p.tab[0].reach | p.tab[1].reach
+	p.renju = b.Rule() == gomoku.Renju
 	p.code = [gomoku.NumCells][4][2]Shape{}
 	p.cnt = [gomoku.NumCells][2]uint16{}
 	p.flags = [gomoku.NumCells][2]uint8{}
-	p.sets = [2][numClasses]gomoku.Set{}
+	p.sets = [2][numFlags]gomoku.Set{}
 	p.shapes = [2][NumShapes]int32{}
+	p.foul = gomoku.Set{}
 	p.restartJournal()
 	for q := gomoku.Point(0); q < gomoku.NumCells; q++ {
 		if p.b.At(q) == gomoku.Empty {
@@ -114,6 +134,9 @@ func (p *Position) Reset(b *gomoku.Board) {
 				p.lookup(q, d)
 			}
 		}
+	}
+	if p.renju {
+		p.refreshFouls(gomoku.Set{})
 	}
 }
 
@@ -124,11 +147,20 @@ func (p *Position) Board() *gomoku.Board { return &p.b }
 // Rule is the board's rule.
 func (p *Position) Rule() gomoku.Rule { return p.b.Rule() }
 
-// Play places a stone for the side to move; see Put.
-func (p *Position) Play(q gomoku.Point) error { return p.Put(q, p.b.ToMove()) }
+// Play places a stone for the side to move; see Put. It is the game's move:
+// under Renju it refuses a point forbidden to Black, as gomoku.Board.Play
+// does (an error wrapping gomoku.ErrForbidden), from the kept fouls.
+func (p *Position) Play(q gomoku.Point) error {
+	c := p.b.ToMove()
+	if p.renju && c == gomoku.Black && p.foul.Has(q) && !p.b.Over() {
+		return fmt.Errorf("%w: %v at %v", gomoku.ErrForbidden, p.Foul(q), q)
+	}
+	return p.Put(q, c)
+}
 
-// Put places a stone of c at q (errors as gomoku.Board.Put) and updates the
-// shapes, recording the ones it replaces for Undo. Guarded by
+// Put places a stone of c at q (errors as gomoku.Board.Put; a forbidden
+// point is not refused) and updates the shapes, recording the ones it
+// replaces for Undo, and under Renju Black's fouls. Guarded by
 // BenchmarkPlayUndo.
 func (p *Position) Put(q gomoku.Point, c gomoku.Player) error {
 	if err := p.b.Put(q, c); err != nil {
@@ -147,6 +179,10 @@ func (p *Position) Put(q gomoku.Point, c gomoku.Player) error {
 		}
 	}
 	p.apply(p.changed(q, chs), true)
+	if p.renju {
+		p.fouls = append(p.fouls, p.foul)
+		p.refreshFouls(p.foul)
+	}
 	return nil
 }
 
@@ -154,9 +190,9 @@ func (p *Position) Put(q gomoku.Point, c gomoku.Player) error {
 // gets arrays of its own rather than writing into the original's.
 func (p *Position) restartJournal() {
 	if p.owner != p {
-		p.owner, p.journal, p.frames = p, nil, nil
+		p.owner, p.journal, p.frames, p.fouls = p, nil, nil, nil
 	}
-	p.journal, p.frames = p.journal[:0], p.frames[:0]
+	p.journal, p.frames, p.fouls = p.journal[:0], p.frames[:0], p.fouls[:0]
 }
 
 // Undo removes the last stone and updates the shapes: it puts back the
@@ -172,10 +208,18 @@ func (p *Position) Undo() (gomoku.Point, error) {
 		start := int(p.frames[k])
 		p.apply(p.journal[start:], false) // a Put changes a (cell, direction) once: any order
 		p.journal, p.frames = p.journal[:start], p.frames[:k]
+		if p.renju {
+			cur := p.foul
+			p.foul, p.fouls = p.fouls[k], p.fouls[:k]
+			p.maskFouls(cur, p.foul)
+		}
 		return q, nil
 	}
 	var buf [4 * gomoku.WindowBits]change
 	p.apply(p.changed(q, buf[:0]), false) // q is empty again, so it is looked up too
+	if p.renju {
+		p.refreshFouls(p.foul)
+	}
 	return q, nil
 }
 
@@ -188,18 +232,18 @@ func (p *Position) Undo() (gomoku.Point, error) {
 func (p *Position) changed(q gomoku.Point, dst []change) []change {
 	for d := range 4 {
 		bl, wh, wall, s := p.b.LineWords(gomoku.Dir(d), q)
-		empty := ^(bl | wh | wall) >> s & p.tab.reach
+		empty := ^(bl | wh | wall) >> s & p.reach
 		for ; empty != 0; empty &= empty - 1 {
 			e := uint32(bits.TrailingZeros32(empty))
 			r := gomoku.Point(int(q) + (int(e)-radius)*lineStep[d])
 			sh := s + e - radius
 			var sb, sw Shape
-			if near := p.tab.near; near != nil { // Freestyle: the small table
+			if near := p.tab[0].near; near != nil { // Freestyle: the small table (both sides)
 				tb, tw, tx := ternNear[bl>>(sh+1)&nearMask], ternNear[wh>>(sh+1)&nearMask], ternNear[wall>>(sh+1)&nearMask]
 				sb, sw = near[tb+2*(tw+tx)], near[tw+2*(tb+tx)]
 			} else {
 				tb, tw, tx := tern[bl>>sh&windowMask], tern[wh>>sh&windowMask], tern[wall>>sh&windowMask]
-				sb, sw = p.tab.shape[tb+2*(tw+tx)], p.tab.shape[tw+2*(tb+tx)]
+				sb, sw = p.tab[0].shape[tb+2*(tw+tx)], p.tab[1].shape[tw+2*(tb+tx)]
 			}
 			if p.code[r][d] != [2]Shape{sb, sw} { // most cells away from q keep theirs
 				dst = append(dst, packChange(r, d, [2]Shape{sb, sw}))
@@ -221,7 +265,7 @@ func (p *Position) lookup(q gomoku.Point, d int) {
 // (black, white and wall bits).
 func (p *Position) set(q gomoku.Point, d int, bl, wh, wall uint32) {
 	tb, tw, tx := tern[bl], tern[wh], tern[wall]
-	if sb, sw := p.tab.shape[tb+2*(tw+tx)], p.tab.shape[tw+2*(tb+tx)]; p.code[q][d] != [2]Shape{sb, sw} {
+	if sb, sw := p.tab[0].shape[tb+2*(tw+tx)], p.tab[1].shape[tw+2*(tb+tx)]; p.code[q][d] != [2]Shape{sb, sw} {
 		p.apply([]change{packChange(q, d, [2]Shape{sb, sw})}, false)
 	}
 }
@@ -283,17 +327,21 @@ func (p *Position) setFlags(q gomoku.Point, i int, f uint8) {
 // counts (shapeCount) are summed in packed 3-bit fields, kept per cell in
 // Position.cnt as the shapes change, and the sum is looked up in classOf.
 
-// Packed counts: fives, fours, threes, and two-five-point lines, 3 bits each.
+// Packed counts: fives, fours, threes, two-five-point lines and
+// overlines, 3 bits each. classOf covers every uint16, so that its index
+// needs no bounds check; the entries a position reads are few (under
+// Freestyle, where no shape is an Overline, the first 4,096 only).
 const (
 	cntFive  = 1 << 0
 	cntFour  = 1 << 3
 	cntThree = 1 << 6
 	cntWin   = 1 << 9
+	cntOver  = 1 << 12
 )
 
 var (
 	shapeCount [NumShapes]uint16
-	classOf    [1 << 12]uint8
+	classOf    [1 << 16]uint8
 )
 
 func init() {
@@ -307,11 +355,16 @@ func init() {
 			shapeCount[s] = cntFour + cntWin
 		case sh.IsThree():
 			shapeCount[s] = cntThree
+		case sh == Overline:
+			shapeCount[s] = cntOver
 		}
 	}
 	for n := range classOf {
-		fives, fours, threes, wins := n&7, n>>3&7, n>>6&7, n>>9&7
+		fives, fours, threes, wins, overs := n&7, n>>3&7, n>>6&7, n>>9&7, n>>12&7
 		var f uint8
+		if overs > 0 {
+			f |= 1 << overClass
+		}
 		if fives > 0 {
 			f |= 1 << MakesFive
 		}
@@ -337,9 +390,10 @@ func (p *Position) Shape(q gomoku.Point, d gomoku.Dir, side gomoku.Player) Shape
 	return p.code[q][d][side-1]
 }
 
-// Has reports whether empty cell q is in class c for side.
+// Has reports whether empty cell q is in class c for side (under Renju,
+// never a point forbidden to Black).
 func (p *Position) Has(q gomoku.Point, c Class, side gomoku.Player) bool {
-	return p.flags[q][side-1]>>c&1 != 0
+	return p.sets[side-1][c].Has(q)
 }
 
 // Count is the number of cells in class c for side.
@@ -357,8 +411,11 @@ func (p *Position) ShapeCounts(side gomoku.Player) *[NumShapes]int32 { return &p
 func (p *Position) Codes(q gomoku.Point) [4][2]Shape { return p.code[q] }
 
 // Flags returns the Class bits of empty cell q for side: bit c is set when
-// q is in class c.
-func (p *Position) Flags(q gomoku.Point, side gomoku.Player) uint8 { return p.flags[q][side-1] }
+// a stone of side there would make class c's threat (under Renju, also at
+// a point forbidden to Black: see Has).
+func (p *Position) Flags(q gomoku.Point, side gomoku.Player) uint8 {
+	return p.flags[q][side-1] & classMask
+}
 
 // Puts counts the stones put on p (and on the Position it was copied
 // from, before the copy), less the trial stones Defences puts and takes
@@ -366,7 +423,8 @@ func (p *Position) Flags(q gomoku.Point, side gomoku.Player) uint8 { return p.fl
 // search included.
 func (p *Position) Puts() uint64 { return p.puts }
 
-// Set returns the cells of class c for side.
+// Set returns the cells of class c for side (under Renju, Black's less its
+// forbidden points).
 func (p *Position) Set(c Class, side gomoku.Player) gomoku.Set { return p.sets[side-1][c] }
 
 // Points appends the cells of class c for side, in increasing order.
@@ -380,7 +438,7 @@ func (p *Position) Points(dst []gomoku.Point, c Class, side gomoku.Player) []gom
 // closed three, the three points of a two.
 func (p *Position) Gain(dst []gomoku.Point, q gomoku.Point, d gomoku.Dir, side gomoku.Player) []gomoku.Point {
 	own, blocked := p.b.Window(q, d, side)
-	return appendWindow(dst, q, d, p.tab.gain[key(own, blocked)])
+	return appendWindow(dst, q, d, p.tab[side-1].gain[key(own, blocked)])
 }
 
 // Defence appends the cells where an opponent stone lowers the shape a
@@ -388,14 +446,14 @@ func (p *Position) Gain(dst []gomoku.Point, q gomoku.Point, d gomoku.Dir, side g
 // it from becoming a straight four; for a four: its five-point).
 func (p *Position) Defence(dst []gomoku.Point, q gomoku.Point, d gomoku.Dir, side gomoku.Player) []gomoku.Point {
 	own, blocked := p.b.Window(q, d, side)
-	return appendWindow(dst, q, d, p.tab.def[key(own, blocked)])
+	return appendWindow(dst, q, d, p.tab[side-1].def[key(own, blocked)])
 }
 
 // fivePoint is the five-point of the Four a stone of side at empty cell q
 // makes along direction d (its one defence cell).
 func (p *Position) fivePoint(q gomoku.Point, d int, side gomoku.Player) gomoku.Point {
 	own, blocked := p.b.Window(q, gomoku.Dir(d), side)
-	k := bits.TrailingZeros16(p.tab.def[key(own, blocked)]) - radius
+	k := bits.TrailingZeros16(p.tab[side-1].def[key(own, blocked)]) - radius
 	return gomoku.Point(int(q) + k*lineStep[d])
 }
 
@@ -457,6 +515,9 @@ func (p *Position) Check() error {
 	}
 	if r.sets != p.sets {
 		return fmt.Errorf("patterns: class sets differ from rebuilt")
+	}
+	if r.foul != p.foul {
+		return fmt.Errorf("patterns: fouls %v, rebuilt %v", p.foul.AppendTo(nil), r.foul.AppendTo(nil))
 	}
 	for i := range p.shapes {
 		for sh := Two; sh < NumShapes; sh++ {

@@ -99,7 +99,20 @@ const (
 // index into table.near.
 var ternNear [1 << (gomoku.WindowBits - 2)]uint16
 
-var tables [2]table
+var tables [2]table // Freestyle's and Standard's
+
+// sideTables returns the tables of Black's shapes and White's under rule:
+// under Renju, Black's are Standard's (exactly five wins) and White's
+// Freestyle's (five or more).
+func sideTables(rule gomoku.Rule) [2]*table {
+	switch rule {
+	case gomoku.Standard:
+		return [2]*table{&tables[gomoku.Standard], &tables[gomoku.Standard]}
+	case gomoku.Renju:
+		return [2]*table{&tables[gomoku.Standard], &tables[gomoku.Freestyle]}
+	}
+	return [2]*table{&tables[gomoku.Freestyle], &tables[gomoku.Freestyle]}
+}
 
 func init() {
 	for m := range tern {

@@ -11,8 +11,10 @@ import (
 // cells that complete it (never by rescanning the board).
 //
 //   - Shape Four: stones that make five with one more stone; Points holds
-//     the five-point, Defence the same cell. Broken tells SSS.S and SS.SS
-//     (the seed's closed4_incompl) from SSSS. (half_closed4).
+//     the five-point, Defence the same cell (under Renju, none for White's
+//     four whose five-point is forbidden to Black: it cannot be blocked).
+//     Broken tells SSS.S and SS.SS (the seed's closed4_incompl) from
+//     SSSS. (half_closed4).
 //   - Shape StraightFour: .SSSS., both ends in Points; it cannot be defended.
 //   - Shape OpenThree / BrokenThree: stones that become a straight four
 //     or a double four with a stone on one of Points; Defence holds every
@@ -58,6 +60,8 @@ func (t *Threat) addPoint(q gomoku.Point) {
 }
 
 // Threats appends every four and three of side on the board (see Threat).
+// Under Renju a Black threat completed only on forbidden points is none,
+// and Black's forbidden points are no defence against White's.
 func (p *Position) Threats(dst []Threat, side gomoku.Player) []Threat {
 	dst = p.fours(dst, side)
 	return p.threes(dst, side)
@@ -77,8 +81,13 @@ func (p *Position) fours(dst []Threat, side gomoku.Player) []Threat {
 	}
 	for i := first; i < len(dst); i++ {
 		if t := &dst[i]; t.Shape == Four {
-			copy(t.defence[:], t.points[:t.np])
-			t.nd = t.np
+			t.nd = 0
+			for _, f := range t.points[:t.np] {
+				if p.mayPlay(side.Other(), f) {
+					t.defence[t.nd] = f
+					t.nd++
+				}
+			}
 			if t.np >= 2 {
 				t.Shape = StraightFour
 			}
@@ -119,7 +128,7 @@ func (p *Position) addLine(dst []Threat, first int, side gomoku.Player, q gomoku
 		lo, n := runStart(own|centre, radius)
 		m = (1<<n - 1) << lo &^ centre
 	} else {
-		m = fourStones(own|centre, uint32(p.tab.gain[key(own, blocked)]))
+		m = fourStones(own|centre, uint32(p.tab[side-1].gain[key(own, blocked)]))
 	}
 	t := Threat{Side: side, Shape: shape, Dir: d}
 	if r := m >> bits.TrailingZeros32(m); r&(r+1) != 0 {
@@ -147,6 +156,7 @@ func (p *Position) addLine(dst []Threat, first int, side gomoku.Player, q gomoku
 // point along its line: the common stops of its points (see stopSets).
 func (p *Position) threeDefence(t *Threat) {
 	all, _ := p.stopSets(slices.Values(t.Points()), t.Side, 1<<t.Dir)
+	all = p.legal(t.Side.Other(), all)
 	var buf [8]gomoku.Point
 	t.nd = uint8(copy(t.defence[:], all.AppendTo(buf[:0])))
 }
@@ -224,17 +234,22 @@ func Double4Inline(pos *Position, side gomoku.Player, dst []Threat) []Threat {
 				continue
 			}
 			own, blocked := pos.b.Window(q, d, side)
-			gain := uint32(pos.tab.gain[key(own, blocked)])
+			gain := uint32(pos.tab[side-1].gain[key(own, blocked)])
 			t := Threat{Side: side, Shape: DoubleFour, Dir: d, Broken: true}
 			for m := fourStones(own|centre, gain); m != 0 && int(t.ns) < len(t.stones); m &= m - 1 {
 				t.stones[t.ns] = step(q, d, bits.TrailingZeros32(m)-radius)
 				t.ns++
 			}
 			t.addPoint(q)
-			t.defence[0], t.nd = q, 1
+			t.nd = 0
+			if pos.mayPlay(side.Other(), q) {
+				t.defence[0], t.nd = q, 1
+			}
 			for m := gain; m != 0; m &= m - 1 {
-				t.defence[t.nd] = step(q, d, bits.TrailingZeros32(m)-radius)
-				t.nd++
+				if f := step(q, d, bits.TrailingZeros32(m)-radius); pos.mayPlay(side.Other(), f) {
+					t.defence[t.nd] = f
+					t.nd++
+				}
 			}
 			dst = append(dst, t)
 		}

@@ -177,6 +177,11 @@ func (s *vcfSearch) try(m gomoku.Point, depth int) bool {
 		return false
 	}
 	f := fives.First()
+	if p.renju && s.d == gomoku.Black {
+		if won, ok := s.unblockable(m, *fives); ok {
+			return won
+		}
+	}
 	if n >= 2 && s.room(2) {
 		rest := *fives
 		rest.Remove(f)
@@ -198,11 +203,47 @@ func (s *vcfSearch) try(m gomoku.Point, depth int) bool {
 	return false
 }
 
+// unblockable decides, under Renju, White's four m (its five-points
+// fives) when a five-point is forbidden to Black: with one five-point
+// Black cannot block, with two it blocks one it may play, if any. Black
+// replies there, else on its first legal point (any reply loses), and
+// White makes five on another five-point: the line gets m, the reply and
+// the five, if the ply limit leaves room (else no win). ok is false when
+// every five-point is Black's to take, as under any rule.
+func (s *vcfSearch) unblockable(m gomoku.Point, fives gomoku.Set) (won, ok bool) {
+	p := s.pos
+	legal := fives.Minus(p.foul)
+	if legal == fives {
+		return false, false
+	}
+	r := legal.First()
+	if r == gomoku.NoPoint {
+		r = p.legalReply(fives)
+	}
+	w := fives
+	w.Remove(r)
+	if r == gomoku.NoPoint || !s.room(2) {
+		return false, true
+	}
+	s.line = append(s.line, m, r, w.First())
+	return true, true
+}
+
 // room reports whether the board's ply limit leaves room for n more
 // stones: a five the limit comes before is a draw.
 func (s *vcfSearch) room(n int) bool {
 	mp := s.pos.b.Options().MaxPly
 	return mp == 0 || s.pos.b.Stones()+n <= mp
+}
+
+// block is the five-point of the one Four the attacker's move m makes:
+// the defender's forced reply.
+func (s *vcfSearch) block(m gomoku.Point) gomoku.Point {
+	d := 0
+	for s.pos.code[m][d][s.a-1] != Four {
+		d++
+	}
+	return s.pos.fivePoint(m, d, s.a)
 }
 
 // settleFours turns settled on; TestVCFSettledTwin turns it off to compare.
@@ -222,22 +263,21 @@ var settleFours = true
 // ends the line, a draw, before search counts a node); the two stones are
 // played otherwise.
 func (s *vcfSearch) settled(m gomoku.Point, depth int) bool {
-	p, i := s.pos, s.a-1
-	if !settleFours || p.flags[m][i]&(1<<MakesFour|1<<MakesWin) != 1<<MakesFour {
+	p := s.pos
+	if !settleFours || p.flags[m][s.a-1]&(1<<MakesFour|1<<MakesWin) != 1<<MakesFour {
 		return false
 	}
 	if mp := p.b.Options().MaxPly; mp > 0 && p.b.Stones()+2 >= mp {
 		return false // a ply limit would end the game by the block: try finds out
 	}
+	if p.renju && s.d == gomoku.Black && p.suspect(s.block(m)) {
+		return false // the block may be forbidden: try finds out
+	}
 	if depth > 1 {
 		if s.tt == nil {
 			return false
 		}
-		d := 0
-		for p.code[m][d][i] != Four {
-			d++
-		}
-		f := p.fivePoint(m, d, s.a)
+		f := s.block(m)
 		k := p.b.Hash() ^ gomoku.StoneKey(s.a, m) ^ gomoku.StoneKey(s.d, f) ^ sideSalt[s.a]
 		if !s.tt.failed(k, depth-1) {
 			return false

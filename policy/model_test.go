@@ -118,7 +118,7 @@ func TestFromForestRefuses(t *testing.T) {
 		{"three columns", 3, nil, nil, "it has 3 features and 2 classes, want 30 and 2"},
 		{"renamed column", NumFeatures, renamed, good, "its features are named otherwise"},
 		{"radius missing", NumFeatures, nil, map[string]string{"feature_set": "1", "rule": "freestyle"}, "does not say how its features are computed"},
-		{"unknown rule", NumFeatures, nil, map[string]string{"feature_set": "1", "rule": "renju", "radius": "2"}, "does not say how"},
+		{"unknown rule", NumFeatures, nil, map[string]string{"feature_set": "1", "rule": "caro", "radius": "2"}, "does not say how"},
 		{"radius 9", NumFeatures, nil, map[string]string{"feature_set": "1", "rule": "freestyle", "radius": "9"}, "radius 9 out of range"},
 	}
 	for _, tt := range tests {

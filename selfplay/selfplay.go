@@ -95,7 +95,10 @@ func New(cfg Config, policy Policy, blacklist store.Blacklist) *Player {
 // opening included. The slice is valid until the next call to Play.
 func (pl *Player) Moves() []gomoku.Point { return pl.pos.Board().History() }
 
-// Play plays one game and returns its record. Guarded by BenchmarkPlay.
+// Play plays one game and returns its record. A game ends when the board
+// says so, or under Renju when Black, to move, may play no empty point
+// (every one forbidden): a draw, as the game's passes are not played.
+// Guarded by BenchmarkPlay.
 func (pl *Player) Play(rng *rand.Rand) store.Game {
 	pl.pos.Reset(pl.empty)
 	if len(pl.cfg.Openings) == 0 {
@@ -109,6 +112,9 @@ func (pl *Player) Play(rng *rand.Rand) store.Game {
 	b := pl.pos.Board()
 	for !b.Over() {
 		pl.filter = patterns.Filter(pl.pos, b.ToMove(), patterns.Config{}, pl.filter)
+		if len(pl.filter.Moves) == 0 {
+			break // Renju: Black may play no empty point; a draw (a pass is not played)
+		}
 		t := Turn{Pos: pl.pos, Canon: canon.Of(b), Filter: &pl.filter}
 		t.Moves = pl.allow(t.Canon, pl.filter.Moves)
 		p := pl.policy.Choose(&t, rng)

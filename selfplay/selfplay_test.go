@@ -65,8 +65,11 @@ func replay(t *testing.T, cfg Config, moves []gomoku.Point, g store.Game) *gomok
 	return b
 }
 
+// TestRecords: the records of games under each rule replay on a board
+// whose Play is the referee (under Renju it refuses Black's forbidden
+// points), with the right weights, result and blacklist.
 func TestRecords(t *testing.T) {
-	for _, cfg := range []Config{{}, {Rule: gomoku.Standard, Radius: 1}, {MaxPly: 12}} {
+	for _, cfg := range []Config{{}, {Rule: gomoku.Standard, Radius: 1}, {MaxPly: 12}, {Rule: gomoku.Renju}} {
 		pl := New(cfg, Uniform{}, store.Blacklist{})
 		rng := rand.New(rand.NewPCG(9, 9))
 		results := map[int8]int{}

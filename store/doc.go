@@ -10,7 +10,10 @@
 // the key. A move is a canon.Move. A finished game is a [Game]: one
 // [Record] per move (weight +1 for the winner's moves, −1 for the loser's,
 // 0 in a draw), the blacklisted moves (the loser's last move) and the
-// result. A database's rule is a gomoku.Rule.
+// result. A database's rule is a gomoku.Rule (freestyle, standard or
+// renju), recorded in its meta table and in every run file's header;
+// statistics of one rule never mix with another's (ErrRuleMismatch). The
+// key (package canon) is the same under every rule.
 //
 // # Design: the store at scale
 //

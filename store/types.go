@@ -46,7 +46,7 @@ const DefaultBoardSize = gomoku.Size
 // Config identifies what a database's statistics belong to. Statistics of
 // different configurations never mix: Open and Merge refuse a mismatch.
 type Config struct {
-	Rule       gomoku.Rule // gomoku.Freestyle or gomoku.Standard
+	Rule       gomoku.Rule // gomoku.Freestyle, gomoku.Standard or gomoku.Renju
 	KeyVersion int         // version of package canon's key format, ≥ 1
 	BoardSize  int         // board side, 5..32 (normally DefaultBoardSize)
 }
@@ -59,8 +59,8 @@ func DefaultConfig(rule gomoku.Rule) Config {
 // Validate reports whether c is usable (wrapping ErrInvalidConfig if not).
 func (c Config) Validate() error {
 	switch {
-	case c.Rule != gomoku.Freestyle && c.Rule != gomoku.Standard:
-		return fmt.Errorf("store: config: rule %d (want freestyle or standard): %w", c.Rule, ErrInvalidConfig)
+	case !c.Rule.Valid():
+		return fmt.Errorf("store: config: rule %d (want freestyle, standard or renju): %w", c.Rule, ErrInvalidConfig)
 	case c.KeyVersion < 1:
 		return fmt.Errorf("store: config: key version %d (want ≥ 1): %w", c.KeyVersion, ErrInvalidConfig)
 	case c.BoardSize < 5 || c.BoardSize > 32:
@@ -174,7 +174,7 @@ type Stats struct {
 	// by games stored before teacher shards (schema 6).
 	TeacherShards     int64 `json:"teacher_shards"`
 	TeacherShardGames int64 `json:"teacher_shard_games"`
-	// Rule is the rule's name ("freestyle" or "standard").
+	// Rule is the rule's name ("freestyle", "standard" or "renju").
 	Rule          string `json:"rule"`
 	KeyVersion    int    `json:"key_version"`
 	SchemaVersion int    `json:"schema_version"`

@@ -119,7 +119,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"-h"}, 0},
 		{[]string{"bogus"}, 2},
 		{[]string{"terminal", "-color", "red"}, 2},
-		{[]string{"terminal", "-rule", "renju"}, 2},
+		{[]string{"terminal", "-rule", "caro"}, 2},
 		{[]string{"gomocup", "extra"}, 2},
 		{[]string{"match", "-a", "random"}, 2},
 		{[]string{"match", "-a", "random", "-b", "random", "-games", "0"}, 2},

@@ -267,7 +267,7 @@ func TestMatchCLIErrors(t *testing.T) {
 		{[]string{"match", "-a", "random", "-b", "forest:cmd/play/match_test.go"}, "not a forest model"},
 		{[]string{"match", "-a", "random", "-b", "nobody"}, `unknown agent "nobody"`},
 		{[]string{"match", "-a", "random", "-b", "engine:/nonexistent/pbrain"}, "engine"},
-		{[]string{"match", "-a", "random", "-b", "random", "-rule", "renju"}, `unknown rule "renju"`},
+		{[]string{"match", "-a", "random", "-b", "random", "-rule", "caro"}, `unknown rule "caro"`},
 		{[]string{"match", "-a", "random", "-b", "random", "-openings", "/nonexistent"}, "read openings"},
 		{[]string{"match", "-a", "random", "-b", "random", "-games", "0"}, "-games 0"},
 		{[]string{"match", "-a", "random", "-b", "random", "-games", "3"}, "match: -games 3: want an even number (games are played in pairs, colours swapped)"},

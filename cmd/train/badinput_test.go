@@ -38,7 +38,7 @@ func TestBadInput(t *testing.T) {
 		{"StatsDirectory", []string{"stats", "-db", dir}, "", 1},
 		{"StatsMissing", []string{"stats", "-db", filepath.Join(dir, "none.db")}, "no such file", 1},
 		{"BadWorkers", []string{"run", "-db", good, "-games", "5", "-workers", "0"}, "-workers 0", 2},
-		{"BadRule", []string{"run", "-db", good, "-games", "5", "-rule", "renju"}, "renju", 2},
+		{"BadRule", []string{"run", "-db", good, "-games", "5", "-rule", "caro"}, "caro", 2},
 		{"NegativeGames", []string{"run", "-db", good, "-games", "-3"}, "-games -3", 2},
 		{"BadRadius", []string{"run", "-db", good, "-games", "5", "-radius", "9"}, "-radius 9", 2},
 		{"UnknownFlag", []string{"run", "-db", good, "-bogus"}, "bogus", 2},

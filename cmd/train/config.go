@@ -22,7 +22,7 @@ func registerRun(fs *flag.FlagSet, c *coordinator.Config) {
 	fs.DurationVar(&c.Duration, "duration", c.Duration, "stop after this long (0: no time limit; needs -games); with -games alone, no time limit")
 	fs.IntVar(&c.Workers, "workers", c.Workers, "worker processes (as many as the machine has cores unless given)")
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "random seed (0 or absent: drawn from the clock, printed and recorded)")
-	fs.StringVar(&c.Game.Rule, "rule", c.Game.Rule, "rule: freestyle (five or more wins) or standard (exactly five)")
+	fs.StringVar(&c.Game.Rule, "rule", c.Game.Rule, "rule: freestyle (five or more wins), standard (exactly five) or renju (RIF: Black exactly five and no forbidden point)")
 	fs.IntVar(&c.Game.Radius, "radius", c.Game.Radius, fmt.Sprintf("candidate radius around stones, 1..%d", gomoku.MaxRadius))
 	fs.IntVar(&c.Game.MaxPly, "max-ply", c.Game.MaxPly, "ply limit: a game still going after this many stones is a draw")
 	fs.StringVar(&c.Game.Openings, "openings", c.Game.Openings, "opening set `file` (Gomocup offset format); default: every game starts in the centre")
