@@ -52,3 +52,22 @@ func BenchmarkSearchTimed(b *testing.B) {
 	}
 	b.ReportMetric(float64(depth)/float64(b.N), "depth")
 }
+
+// benchSignature is the bench signature: Bench's node total with
+// DefaultConfig at BenchDepth. A change of the search's behaviour changes
+// it; the commit that changes it says so (and why), and updates it here.
+const benchSignature = 1681236
+
+// TestBenchSignature pins the search's behaviour: the bench positions
+// searched to BenchDepth, one thread, node counts totalled. Run it with
+// -v to print the signature (or "go run ./cmd/play bench").
+func TestBenchSignature(t *testing.T) {
+	r, err := Bench(DefaultConfig(), BenchDepth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("bench: %d nodes (%d positions searched) in %v", r.Nodes, r.Positions, r.Elapsed.Round(time.Millisecond))
+	if r.Nodes != benchSignature {
+		t.Errorf("bench signature %d, want %d: the search's behaviour changed (if on purpose, say so in the commit and update benchSignature)", r.Nodes, benchSignature)
+	}
+}

@@ -3,6 +3,7 @@
 //	play [terminal] [flags]   a person against an agent in the terminal
 //	play gomocup [flags]      a Gomocup protocol engine on stdin/stdout
 //	play match [flags]        paired games between two agents, with Elo
+//	play bench [flags]        the search's bench signature
 //
 // Agents are named on the command line: random, patterns, forest[:MODEL]
 // and engine:COMMAND (an external Gomocup engine; COMMAND is split on
@@ -40,6 +41,7 @@ var program = cli.Program{
 		{Name: "terminal", Summary: "play against an agent in the terminal (the default)", Run: runTerminal},
 		{Name: "gomocup", Summary: "run as a Gomocup protocol engine on stdin/stdout", Run: runGomocup},
 		{Name: "match", Summary: "play paired games between two agents and estimate the Elo difference", Run: runMatch},
+		{Name: "bench", Summary: "print the search's bench signature (its node count on fixed positions)", Run: runBench},
 	},
 	Notes: "Agents: " + agentHelp + `.
 A copy of this program named pbrain-NAME starts as "play gomocup".`,

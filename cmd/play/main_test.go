@@ -165,3 +165,18 @@ func TestInterruptAtPrompt(t *testing.T) {
 		t.Errorf("after SIGINT at the prompt: %v, stderr %q; want exit 0 and nothing", err, errb.String())
 	}
 }
+
+// TestBenchCLI: play bench prints one line with the node count of the
+// bench positions at the depth asked (here a shallow one, for speed).
+func TestBenchCLI(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := Run(context.Background(), []string{"bench", "-depth", "2"}, nil, &out, &errb); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	if !strings.HasPrefix(out.String(), "bench: ") || !strings.Contains(out.String(), "nodes (depth 2, ") {
+		t.Errorf("output %q", out.String())
+	}
+	if err := Run(context.Background(), []string{"bench", "-depth", "0"}, nil, &out, &errb); err == nil {
+		t.Error("play bench -depth 0 succeeded")
+	}
+}
