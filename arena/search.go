@@ -1,7 +1,6 @@
 package arena
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -15,23 +14,21 @@ import (
 
 // SearchConfig configures a Search agent.
 type SearchConfig struct {
-	Name   string        // shown in results; "" means "search"
-	Engine search.Config // zero: search.DefaultConfig()
+	Name string // shown in results; "" means "search"
+	// Engine is the search's configuration; zero: search.DefaultConfig().
+	// Its PriorDepth and ValueScale say where and how much the models
+	// below count.
+	Engine search.Config
 	// Nodes and Depth bound every move (deterministic play); with neither,
 	// the move's time comes from its context's deadline (the arena's turn
 	// limit, the Gomocup engine's budget), or one second without one.
 	Nodes int64
 	Depth int
-	// Model, if set, ranks moves for the search (a learned prior) at the
-	// root and at nodes with at least PriorDepth plies left (0 means
-	// DefaultPriorDepth).
-	Model      *policy.Model
-	PriorDepth int
-	// Value, if set, adds ValueScale·(v − ½) of the value model's estimate
-	// v to every evaluation (0 means DefaultValueScale).
-	Value      *policy.ValueModel
-	ValueScale float64
-	HintNodes  int64 // the node budget of Rank (hints); 0 means 300,000
+	// Model, if set, ranks moves for the search (a learned prior).
+	Model *policy.Model
+	// Value, if set, adds the value model's estimate to every evaluation.
+	Value     *policy.ValueModel
+	HintNodes int64 // the node budget of Rank (hints); 0 means 300,000
 	// AnyRule lets the models serve a game under a rule they were not
 	// fitted for rather than refuse it; the agent's Notice says so. Their
 	// features are read from the game's own shapes, and freestyle and
@@ -41,26 +38,6 @@ type SearchConfig struct {
 	// gen-seed 75; pair score 95% interval 62.3–69.9%).
 	AnyRule bool
 }
-
-// DefaultPriorDepth is the least depth left at which the search asks the
-// learned prior to order moves. The prior costs as much as thousands of
-// nodes a call, so it is asked where a good order saves most. Measured at
-// 100 ms a move (paired games from generated openings, the shipped models):
-// 6 against 4 scored 52.2% (1,000 games, gen-seed 62) and 52.0% (1,000,
-// gen-seed 63), together +15 Elo (pair score 95% interval 50.6–52.7%).
-// 8 against 6: 51.1% and 49.0% (1,000 games each, gen-seeds 64, 65). The
-// learning loop's teacher keeps 4 (loop.TeacherPriorDepth).
-const DefaultPriorDepth = 6
-
-// DefaultValueScale is the evaluation units a value estimate of 1 (a sure
-// win) adds over ½: the value model outweighs the hand-set shape counts
-// (an open three is about 30). Tuned by node-limited matches of the shipped
-// models against the 2026-11-21 model (40,000 nodes a move, paired games
-// from generated openings, gen-seed 31): scale 300 scored 60% (53 games),
-// 1,500 80% (50; 3,000 about the same on those), 3,000 72% (129), 6,000
-// 70% (112). The learning loop's teacher keeps its own scale
-// (loop.TeacherValueScale).
-const DefaultValueScale = 3000
 
 // Search plays the alpha-beta engine of package search.
 type Search struct {
@@ -81,11 +58,10 @@ func NewSearch(cfg SearchConfig) (*Search, error) {
 	}
 	a := &Search{cfg: cfg, s: search.New(cfg.Engine)}
 	if cfg.Model != nil {
-		pr := policy.NewPrior(cfg.Model)
-		a.s.SetPrior(pr, cmp.Or(cfg.PriorDepth, DefaultPriorDepth))
+		a.s.SetPrior(policy.NewPrior(cfg.Model))
 	}
 	if cfg.Value != nil {
-		a.s.SetValue(policy.NewValuer(cfg.Value), cmp.Or(cfg.ValueScale, DefaultValueScale))
+		a.s.SetValue(policy.NewValuer(cfg.Value))
 	}
 	return a, nil
 }

@@ -10,7 +10,6 @@ import (
 	"ocvist/data"
 	"ocvist/gomoku"
 	"ocvist/policy"
-	"ocvist/search"
 	"ocvist/selfplay"
 	"ocvist/store"
 )
@@ -37,8 +36,8 @@ func newTeacher(b *testing.B, nodes int64) *selfplay.Teacher {
 	}
 	tc := cfg.teacher(openings)
 	tc.Nodes = nodes
-	t := selfplay.NewTeacher(tc, search.DefaultConfig())
-	t.Searcher().SetPrior(policy.NewPrior(startModel(b)), TeacherPriorDepth)
+	t := selfplay.NewTeacher(tc, teacherSearch(TeacherValueScale))
+	t.Searcher().SetPrior(policy.NewPrior(startModel(b)))
 	return t
 }
 

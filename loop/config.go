@@ -7,6 +7,7 @@ import (
 	"ocvist/arena"
 	"ocvist/forest"
 	"ocvist/gomoku"
+	"ocvist/search"
 	"ocvist/selfplay"
 )
 
@@ -30,7 +31,7 @@ type Config struct {
 
 	Policy     forest.Config `json:"policy"`
 	Value      forest.Config `json:"value"`
-	ValueScale float64       `json:"value_scale"` // see arena.SearchConfig
+	ValueScale float64       `json:"value_scale"` // see search.Config
 
 	Gate        Gate `json:"gate"`
 	AnchorGames int  `json:"anchor_games"` // games against each anchor (paired)
@@ -65,14 +66,22 @@ func (g Gate) SPRTPairs() int {
 func (g Gate) SPRTCanDecide() bool { return g.MaxGames/2 >= g.SPRTPairs() }
 
 // TeacherValueScale is the weight of the value model in the teacher's
-// evaluation (see arena.SearchConfig.ValueScale): the shipped models'
-// recipe was run with it, so it stays even where play uses another.
+// evaluation (search.Config.ValueScale): the shipped models' recipe was
+// run with it, so it stays even where play uses another.
 const TeacherValueScale = 300
 
 // TeacherPriorDepth is the least depth left at which the teacher's search
-// asks the prior (see arena.SearchConfig.PriorDepth); like
-// TeacherValueScale it is the recipe's, whatever play uses.
+// asks the prior (search.Config.PriorDepth); like TeacherValueScale it is
+// the recipe's, whatever play uses.
 const TeacherPriorDepth = 4
+
+// teacherSearch is the teacher's search configuration: the engine's,
+// with the recipe's prior depth and value scale.
+func teacherSearch(valueScale float64) search.Config {
+	c := search.DefaultConfig()
+	c.PriorDepth, c.ValueScale = TeacherPriorDepth, valueScale
+	return c
+}
 
 // DefaultConfig is the recipe of the shipped model (data/README.md)
 // without its seed.

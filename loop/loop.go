@@ -20,7 +20,6 @@ import (
 	"ocvist/internal/splitmix"
 	"ocvist/patterns"
 	"ocvist/policy"
-	"ocvist/search"
 	"ocvist/selfplay"
 	"ocvist/store"
 )
@@ -287,10 +286,10 @@ func (l *Loop) play(ctx context.Context, g int, cur models) ([]store.TeacherGame
 		wg.Add(1)
 		go func() { // bounded: cfg.Workers teachers, joined below
 			defer wg.Done()
-			t := selfplay.NewTeacher(tc, search.DefaultConfig())
-			t.Searcher().SetPrior(policy.NewPrior(cur.policy), TeacherPriorDepth)
+			t := selfplay.NewTeacher(tc, teacherSearch(l.cfg.ValueScale))
+			t.Searcher().SetPrior(policy.NewPrior(cur.policy))
 			if cur.value != nil {
-				t.Searcher().SetValue(policy.NewValuer(cur.value), l.cfg.ValueScale)
+				t.Searcher().SetValue(policy.NewValuer(cur.value))
 			}
 			for ctx.Err() == nil {
 				i := int(next.Add(1) - 1)

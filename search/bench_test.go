@@ -71,3 +71,29 @@ func TestBenchSignature(t *testing.T) {
 		t.Errorf("bench signature %d, want %d: the search's behaviour changed (if on purpose, say so in the commit and update benchSignature)", r.Nodes, benchSignature)
 	}
 }
+
+// TestOptions: every knob of Options reads back what Set wrote, and its
+// default is in its range.
+func TestOptions(t *testing.T) {
+	def := DefaultConfig()
+	for _, o := range Options() {
+		v := def.Get(o.Name)
+		c := DefaultConfig()
+		if err := c.Set(o.Name, v); err != nil {
+			t.Errorf("%s: the default %s: %v", o.Name, v, err)
+		}
+		if got := c.Get(o.Name); got != v {
+			t.Errorf("%s: set %s, read %s", o.Name, v, got)
+		}
+	}
+	c := DefaultConfig()
+	if err := c.Set("nodevcf", "0"); err != nil || c.NodeVCF != 0 {
+		t.Errorf("nodevcf=0: %v, NodeVCF %d", err, c.NodeVCF)
+	}
+	if err := c.Set("lmr", "0"); err != nil || !c.NoLMR {
+		t.Errorf("lmr=0: %v, NoLMR %v", err, c.NoLMR)
+	}
+	if c.Set("rootwidth", "0") == nil || c.Set("nosuch", "1") == nil {
+		t.Error("an out-of-range value or an unknown name was accepted")
+	}
+}

@@ -10,50 +10,17 @@ import (
 	"ocvist/patterns"
 )
 
-// Config tunes a Searcher. Start from DefaultConfig.
-type Config struct {
-	TTBits int // log2 of the transposition table's buckets (4 entries, 48 bytes each); 0 means 18 (12 MiB)
-	// Width is how many moves a node at a given remaining depth keeps,
-	// best-ranked first: Width[d] for depth d (the last entry for deeper
-	// nodes). The root keeps RootWidth. Forced move sets (blocks, the
-	// defences against an open three) are never cut.
-	Width     []int
-	RootWidth int
-	// NodeVCF and LeafVCF bound the VCF tried at interior nodes and at the
-	// horizon, in VCF nodes; 0 disables it there. RootVCF and RootVCT
-	// bound the threat-space searches at the root.
-	NodeVCF, LeafVCF int
-	RootVCF, RootVCT int
-	VCTDepth         int // attacking moves of the root VCT; 0 means 10
-	NoLMR            bool
-	NoExtensions     bool // no forced-block extension beyond the horizon
-	Weights          Weights
-}
-
-// DefaultConfig is the engine's tuned configuration.
-func DefaultConfig() Config {
-	return Config{
-		TTBits:    18,
-		Width:     []int{1, 7, 8, 10, 11, 12, 13, 14},
-		RootWidth: 24,
-		NodeVCF:   300, LeafVCF: 60,
-		RootVCF: 50000, RootVCT: 40000,
-		VCTDepth: 10,
-		Weights:  DefaultWeights(),
-	}
-}
-
 // Prior ranks candidate moves with a learned policy: Scores writes one
 // score per move into out (higher is better, in [0, 1]). It is consulted
-// at the root and at nodes with at least PriorDepth plies left, where it
-// is blended into the pattern ranking; it may be slow (microseconds a
-// move). It must not change pos.
+// at the root and at nodes with at least Config.PriorDepth plies left,
+// where it is blended into the pattern ranking; it may be slow
+// (microseconds a move). It must not change pos.
 type Prior interface {
 	Scores(pos *patterns.Position, moves []gomoku.Point, out []float64)
 }
 
 // Value estimates the chance that the side to move wins (in [0, 1]); the
-// evaluation adds ValueScale·(v − ½). It must not change pos.
+// evaluation adds Config.ValueScale·(v − ½). It must not change pos.
 type Value interface {
 	Value(pos *patterns.Position) float64
 }
@@ -70,10 +37,6 @@ type Limits struct {
 	// needs them; it costs nodes).
 	RootExact bool
 }
-
-// threatNodesPerMS is a safe (low) estimate of the threat searches' speed,
-// for turning time into node budgets.
-const threatNodesPerMS = 400
 
 // MaxDepth is the deepest iteration.
 const MaxDepth = 60
@@ -123,15 +86,13 @@ type scored struct {
 // Searcher is an engine instance: configuration, tables and scratch. Use
 // one per goroutine; Stop may be called from any goroutine.
 type Searcher struct {
-	cfg        Config
-	tt         *table
-	vcf        *patterns.VCFTable
-	vct        vctSearch
-	prior      Prior
-	priorDepth int
-	priorBuf   []float64
-	value      Value
-	valueScale float64
+	cfg      Config
+	tt       *table
+	vcf      *patterns.VCFTable
+	vct      vctSearch
+	prior    Prior
+	priorBuf []float64
+	value    Value
 
 	pos       *patterns.Position
 	root      int // stones at the root
@@ -156,28 +117,34 @@ type Searcher struct {
 
 // New returns a Searcher with cfg (see DefaultConfig).
 func New(cfg Config) *Searcher {
+	def := DefaultConfig()
 	if cfg.TTBits == 0 {
-		cfg.TTBits = 18
+		cfg.TTBits = def.TTBits
+	}
+	if cfg.VCFTableBits == 0 {
+		cfg.VCFTableBits = def.VCFTableBits
 	}
 	if len(cfg.Width) == 0 {
-		cfg.Width = DefaultConfig().Width
+		cfg.Width = def.Width
 	}
 	if cfg.RootWidth == 0 {
-		cfg.RootWidth = DefaultConfig().RootWidth
+		cfg.RootWidth = def.RootWidth
 	}
 	if cfg.VCTDepth == 0 {
-		cfg.VCTDepth = 10
+		cfg.VCTDepth = def.VCTDepth
 	}
-	return &Searcher{cfg: cfg, tt: newTable(cfg.TTBits), vcf: patterns.NewVCFTable(16)}
+	s := &Searcher{cfg: cfg, tt: newTable(cfg.TTBits, cfg.TTAgeWeight), vcf: patterns.NewVCFTable(cfg.VCFTableBits)}
+	s.vct.vcfNodes, s.vct.vcfDepth = cfg.VCTVCFNodes, cfg.VCTVCFDepth
+	return s
 }
 
 // SetPrior makes the search rank moves with p at the root and at nodes
-// with at least depth plies left (nil removes it).
-func (s *Searcher) SetPrior(p Prior, depth int) { s.prior, s.priorDepth = p, depth }
+// with at least Config.PriorDepth plies left (nil removes it).
+func (s *Searcher) SetPrior(p Prior) { s.prior = p }
 
-// SetValue adds scale·(v − ½) of the value model v to every evaluation
-// (nil removes it).
-func (s *Searcher) SetValue(v Value, scale float64) { s.value, s.valueScale = v, scale }
+// SetValue adds Config.ValueScale·(v − ½) of the value model v to every
+// evaluation (nil removes it).
+func (s *Searcher) SetValue(v Value) { s.value = v }
 
 // Clear forgets the transposition tables and move statistics (a new game).
 func (s *Searcher) Clear() {
@@ -208,7 +175,7 @@ func (s *Searcher) Search(pos *patterns.Position, lim Limits) (Result, error) {
 	s.killers = [maxPly][2]gomoku.Point{}
 	for i := range s.history {
 		for j := range s.history[i] {
-			s.history[i][j] >>= 2
+			s.history[i][j] >>= s.cfg.HistoryAging
 		}
 	}
 	res, ok := s.decided()
@@ -269,7 +236,7 @@ func (s *Searcher) byThreats() (Result, bool) {
 	p, me := s.pos, s.pos.Board().ToMove()
 	vcfNodes, vctNodes := s.threatBudgets()
 	if vcfNodes > 0 && !p.Set(patterns.MakesFour, me).Empty() {
-		line, ok, n := patterns.VCF(p, me, patterns.Limits{MaxNodes: vcfNodes, MaxDepth: 30, Table: s.vcf})
+		line, ok, n := patterns.VCF(p, me, patterns.Limits{MaxNodes: vcfNodes, MaxDepth: s.cfg.RootVCFDepth, Table: s.vcf})
 		s.nodes += int64(n)
 		if ok {
 			return Result{Move: line[0], Score: Mate - len(line), PV: line,
@@ -288,14 +255,17 @@ func (s *Searcher) byThreats() (Result, bool) {
 }
 
 // threatBudgets are the root's VCF and VCT node budgets: the configured
-// ones, cut to a quarter of a node limit and of the time left.
+// ones, cut to a share (Config.ThreatShare) of a node limit and of the
+// time left.
 func (s *Searcher) threatBudgets() (vcfNodes, vctNodes int) {
-	vcfNodes, vctNodes = s.cfg.RootVCF, s.cfg.RootVCT
+	c := &s.cfg
+	vcfNodes, vctNodes = c.RootVCF, c.RootVCT
 	if s.lim.Nodes > 0 { // keep node-limited searches within their budget
-		vcfNodes, vctNodes = min(vcfNodes, int(s.lim.Nodes/4)), min(vctNodes, int(s.lim.Nodes/4))
+		n := int(s.lim.Nodes / int64(c.ThreatShare))
+		vcfNodes, vctNodes = min(vcfNodes, n), min(vctNodes, n)
 	}
-	if s.timed { // and timed ones within a quarter of their time (VCF cannot be stopped)
-		n := int(max(time.Until(s.lim.Deadline).Milliseconds(), 1)) * threatNodesPerMS / 4
+	if s.timed { // and timed ones within a share of their time (VCF cannot be stopped)
+		n := int(max(time.Until(s.lim.Deadline).Milliseconds(), 1)) * c.ThreatNodesPerMS / c.ThreatShare
 		vcfNodes, vctNodes = min(vcfNodes, n), min(vctNodes, n)
 	}
 	return vcfNodes, vctNodes
@@ -331,7 +301,7 @@ func (s *Searcher) iterate() Result {
 			break
 		}
 		best = s.rootResult(d, score)
-		if score >= mateBound || len(s.rootMv) == 1 && d >= 2 {
+		if score >= mateBound || len(s.rootMv) == 1 && d >= s.cfg.OneMoveDepth {
 			break
 		}
 		// A lost root is not given up: the search goes on deepening with
@@ -542,9 +512,9 @@ search:
 				nd = depth // a forced block costs no depth
 			}
 			red := 0
-			if !s.cfg.NoLMR && depth >= 3 && i >= 3 && m.score < lmrQuiet && first+len(moves) > 4 {
+			if c := &s.cfg; !c.NoLMR && depth >= c.LMRDepth && i >= c.LMRMove && m.score < c.LMRQuiet && first+len(moves) > c.LMRMinMoves {
 				red = 1
-				if i >= 8 && depth >= 5 {
+				if i >= c.LMRDeepMove && depth >= c.LMRDeepDepth {
 					red = 2
 				}
 			}
@@ -603,10 +573,6 @@ search:
 	return best
 }
 
-// lmrQuiet: moves ranked below this make no three or four and block none;
-// only those are reduced.
-const lmrQuiet = 40
-
 // leaf is the horizon: a VCF for the side to move if it has fours, else
 // the static evaluation.
 func (s *Searcher) leaf(me gomoku.Player, ply int) int {
@@ -621,7 +587,7 @@ func (s *Searcher) leaf(me gomoku.Player, ply int) int {
 
 // vcfWin runs a bounded VCF for me and returns the line's length in plies.
 func (s *Searcher) vcfWin(me gomoku.Player, nodes int) (int, bool) {
-	line, ok, n := patterns.VCF(s.pos, me, patterns.Limits{MaxNodes: nodes, MaxDepth: 16, Table: s.vcf, Line: s.vcfLine[:0]})
+	line, ok, n := patterns.VCF(s.pos, me, patterns.Limits{MaxNodes: nodes, MaxDepth: s.cfg.NodeVCFDepth, Table: s.vcf, Line: s.vcfLine[:0]})
 	s.nodes += int64(n)
 	return len(line), ok
 }
@@ -637,7 +603,7 @@ func (s *Searcher) cutoff(ply, depth int, me gomoku.Player, q gomoku.Point) {
 		k[1], k[0] = k[0], q
 	}
 	h := &s.history[me-1][q]
-	*h = min(*h+int32(depth*depth), 1<<20)
+	*h = min(*h+int32(depth*depth), s.cfg.HistoryMax)
 }
 
 // generate lists the moves of the node at ply for me: the forced set when
@@ -669,7 +635,7 @@ func (s *Searcher) generate(ply, depth int, me gomoku.Player, width int, ttMove 
 		}
 		complete = cands.Len() <= width
 	}
-	if s.prior != nil && (ply == 0 || depth >= s.priorDepth) && len(buf) > 1 {
+	if s.prior != nil && (ply == 0 || depth >= s.cfg.PriorDepth) && len(buf) > 1 {
 		s.applyPrior(buf)
 	}
 	s.order(buf, ply, me, ttMove)
@@ -721,20 +687,22 @@ func sortScored(buf []scored) {
 }
 
 // order moves the TT move first and lets killers and history break
-// nearly-equal pattern scores. It changes the order, never the set.
+// nearly-equal pattern scores (Config.KillerBonus, HistoryCap). It
+// changes the order, never the set.
 func (s *Searcher) order(buf []scored, ply int, me gomoku.Player, ttMove gomoku.Point) {
 	k := s.killers[ply]
+	c := &s.cfg
 	key := func(m scored) int64 {
 		v := int64(m.score) << 16
 		switch m.p {
 		case ttMove:
-			v += 1 << 46
+			v += 1 << 46 // first, whatever its score
 		case k[0]:
-			v += 1 << 15
+			v += c.KillerBonus[0]
 		case k[1]:
-			v += 1 << 14
+			v += c.KillerBonus[1]
 		}
-		return v + int64(min(s.history[me-1][m.p], 1<<13))
+		return v + int64(min(s.history[me-1][m.p], c.HistoryCap))
 	}
 	for i := 1; i < len(buf); i++ {
 		m := buf[i]
@@ -748,8 +716,8 @@ func (s *Searcher) order(buf []scored, ply int, me gomoku.Player, ttMove gomoku.
 	}
 }
 
-// applyPrior blends the learned prior into the pattern scores of buf (up
-// to a tenth of the score range of a three), then re-sorts.
+// applyPrior blends the learned prior into the pattern scores of buf
+// (Config.PriorWeight), then re-sorts.
 func (s *Searcher) applyPrior(buf []scored) {
 	s.pointBuf = s.pointBuf[:0]
 	for _, m := range buf {
@@ -759,13 +727,10 @@ func (s *Searcher) applyPrior(buf []scored) {
 	s.prior.Scores(s.pos, s.pointBuf, s.priorBuf)
 	s.nextCheck = s.nodes // the prior costs as much as thousands of nodes: poll the clock next
 	for i := range buf {
-		buf[i].score += int32(priorWeight * s.priorBuf[i])
+		buf[i].score += int32(s.cfg.PriorWeight * s.priorBuf[i])
 	}
 	sortScored(buf)
 }
-
-// priorWeight is what a prior of 1 adds to a move's pattern score.
-const priorWeight = 60
 
 // endScore is the score of a position decided without search, at ply: a
 // game over, a five to make, two fives to stop, an open four to make

@@ -22,18 +22,20 @@ const bucketSize = 4
 
 // table is a transposition table of 4-entry buckets indexed by the hash's
 // low bits. Replacement: the entry of the same position, else an empty
-// one, else the one of the least depth, older generations first.
+// one, else the one of the least depth less ageWeight × its age (older
+// generations first).
 type table struct {
-	buckets [][bucketSize]ttEntry
-	mask    uint64
-	gen     uint8
-	probes  int64
-	hits    int64
+	buckets   [][bucketSize]ttEntry
+	mask      uint64
+	gen       uint8
+	ageWeight int // Config.TTAgeWeight
+	probes    int64
+	hits      int64
 }
 
-func newTable(bits int) *table {
+func newTable(bits, ageWeight int) *table {
 	bits = min(max(bits, 4), 28)
-	return &table{buckets: make([][bucketSize]ttEntry, 1<<bits), mask: 1<<bits - 1}
+	return &table{buckets: make([][bucketSize]ttEntry, 1<<bits), mask: 1<<bits - 1, ageWeight: ageWeight}
 }
 
 func (t *table) clear() {
@@ -69,7 +71,7 @@ func (t *table) store(h uint64, score, depth int, bound uint8, move gomoku.Point
 			break
 		}
 		age := int((t.gen - e.flags>>2) & 0x3f)
-		if v := int(e.depth) - 4*age; v < worst {
+		if v := int(e.depth) - t.ageWeight*age; v < worst {
 			worst, victim = v, i
 		}
 	}

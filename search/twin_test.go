@@ -253,9 +253,11 @@ func (p *stoppingPrior) Scores(pos *patterns.Position, moves []gomoku.Point, out
 func TestStopAfterPrior(t *testing.T) {
 	checked := 0
 	for i, pos := range randomPositions(11, 10, 10, 30) {
-		s := New(DefaultConfig())
+		cfg := DefaultConfig()
+		cfg.PriorDepth = 1
+		s := New(cfg)
 		pr := &stoppingPrior{s: s, n: 6}
-		s.SetPrior(pr, 1)
+		s.SetPrior(pr)
 		before := pos.Puts()
 		res, err := s.Search(pos, Limits{Depth: 8})
 		if err != nil {

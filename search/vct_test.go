@@ -187,7 +187,7 @@ func searchLinesRefereed(t *testing.T, positions []*patterns.Position, want, wan
 // lumps (a poll on node counts that are multiples of 256 missed most of
 // them), and stops at the first true.
 func TestVCTPollsStop(t *testing.T) {
-	var v vctSearch
+	v := vctSearch{vcfNodes: DefaultConfig().VCTVCFNodes, vcfDepth: DefaultConfig().VCTVCFDepth}
 	vcf := patterns.NewVCFTable(12)
 	long := 0
 	for i, pos := range randomPositions(21, 40, 10, 30) {
@@ -202,7 +202,7 @@ func TestVCTPollsStop(t *testing.T) {
 		long++
 		last := 0
 		for _, p := range append(polls, n) {
-			if p-last > 256+vctVCFNodes+1 {
+			if p-last > 256+v.vcfNodes+1 {
 				t.Fatalf("position %d: %d nodes between polls (at %d of %d)", i, p-last, last, n)
 			}
 			last = p

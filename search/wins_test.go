@@ -113,7 +113,7 @@ func buildWins(t *testing.T) {
 	if err != nil {
 		t.Fatalf("-wins-from: %v", err)
 	}
-	var v vctSearch
+	v := vctSearch{vcfNodes: DefaultConfig().VCTVCFNodes, vcfDepth: DefaultConfig().VCTVCFDepth}
 	vcf := patterns.NewVCFTable(20)
 	out := []string{"# Forced wins of 9+ plies from the games of an arena match (search against the",
 		"# shipped forest policy, 100 ms a move; search.buildWins, go test -run KnownWins -args",

@@ -44,7 +44,8 @@ var program = cli.Program{
 		{Name: "bench", Summary: "print the search's bench signature (its node count on fixed positions)", Run: runBench},
 	},
 	Notes: "Agents: " + agentHelp + `.
-A copy of this program named pbrain-NAME starts as "play gomocup".`,
+A copy of this program named pbrain-NAME starts as "play gomocup".
+` + searchOptionsHelp(),
 }
 
 // Run runs the command line args (without the program name).

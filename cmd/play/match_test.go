@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -352,5 +353,24 @@ func TestSearchAgentSpecs(t *testing.T) {
 	}
 	if _, err := agentMaker("search,nodes=x", agentEnv{}); err == nil || !strings.Contains(err.Error(), "nodes=N") {
 		t.Errorf("search,nodes=x: error %v, want the options' help", err)
+	}
+}
+
+// TestSearchAgentKnobs: every other option sets its search.Config knob to
+// the value written (nodevcf=N is N VCF nodes, 0 none), and a value out
+// of range or an unknown name is an error naming it.
+func TestSearchAgentKnobs(t *testing.T) {
+	cfg, err := searchConfig("none,nodevcf=0,leafvcf=150,width=1/5/6,lmr=0,priorweight=30,valuescale=2400")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := cfg.Engine
+	if e.NodeVCF != 0 || e.LeafVCF != 150 || !slices.Equal(e.Width, []int{1, 5, 6}) || !e.NoLMR || e.PriorWeight != 30 || e.ValueScale != 2400 {
+		t.Errorf("knobs not set as written: %+v", e)
+	}
+	for _, bad := range []string{"none,nodevcf=-1", "none,width=1/0", "none,lmr=2", "none,bogus=3", "none,rootwidth"} {
+		if _, err := searchConfig(bad); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
 	}
 }
