@@ -1,6 +1,7 @@
 package arena
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 
@@ -82,7 +83,7 @@ func balanced(pos *patterns.Position, s *search.Searcher) bool {
 		}
 	}
 	s.Clear()
-	res, err := s.Search(pos, search.Limits{Nodes: 4000})
+	res, err := s.Search(context.Background(), pos, search.Limits{Nodes: 4000})
 	return err == nil && !search.IsMate(res.Score) && res.Score >= -OpeningBalance && res.Score <= OpeningBalance
 }
 

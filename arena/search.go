@@ -95,24 +95,19 @@ func (a *Search) Notice() string { return a.notice }
 // Close does nothing.
 func (a *Search) Close() error { return nil }
 
-// Stop ends a running Move at once with its best move so far (Gomocup's
-// YXSTOP); safe from any goroutine.
-func (a *Search) Stop() { a.s.Stop() }
-
 // Last is the result of the last Move or Rank.
 func (a *Search) Last() search.Result { return a.last }
 
 // Move searches within the configured limits or the context's deadline:
 // at most 80% of the time left less 5 ms, no new iteration after 30% of it. A
-// cancelled context stops the search with its best move so far.
+// cancelled context stops the search with its best move so far (Gomocup's
+// YXSTOP), also one cancelled before Move is called.
 func (a *Search) Move(ctx context.Context, b *gomoku.Board) (gomoku.Point, error) {
 	lim := search.Limits{Nodes: a.cfg.Nodes, Depth: a.cfg.Depth}
 	if lim.Nodes == 0 && lim.Depth == 0 {
 		lim = timeLimits(ctx)
 	}
-	stop := context.AfterFunc(ctx, a.s.Stop)
-	defer stop()
-	res, err := a.search(b, lim)
+	res, err := a.search(ctx, b, lim)
 	if err != nil {
 		return gomoku.NoPoint, err
 	}
@@ -129,9 +124,9 @@ func timeLimits(ctx context.Context) search.Limits {
 	return search.Limits{Deadline: now.Add(left*80/100 - 5*time.Millisecond), Soft: now.Add(left * 30 / 100)}
 }
 
-func (a *Search) search(b *gomoku.Board, lim search.Limits) (search.Result, error) {
+func (a *Search) search(ctx context.Context, b *gomoku.Board, lim search.Limits) (search.Result, error) {
 	a.pos.Reset(b)
-	res, err := a.s.Search(&a.pos, lim)
+	res, err := a.s.Search(ctx, &a.pos, lim)
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", a.cfg.Name, err)
 	}
@@ -147,7 +142,7 @@ func (a *Search) Rank(b *gomoku.Board) []Scored {
 	if n == 0 {
 		n = 300_000
 	}
-	res, err := a.search(b, search.Limits{Nodes: n})
+	res, err := a.search(context.Background(), b, search.Limits{Nodes: n})
 	if err != nil {
 		return nil
 	}

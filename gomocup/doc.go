@@ -20,8 +20,9 @@
 // time_left), asks the engine for each move with the move's time budget
 // as the context's deadline, and plays a quick fallback move, after a
 // MESSAGE saying why, when the engine fails or is late. YXSTOP stops a
-// thinking engine: one that implements Stopper answers at once with its
-// best move so far. Serve reads lines from a channel that the command
+// thinking engine by cancelling its move's context (made before the
+// engine starts, so a YXSTOP is never lost): a searching engine answers
+// at once with its best move so far. Serve reads lines from a channel that the command
 // fills (a command owns its input), so that YXSTOP and END are seen while
 // the engine thinks. Every command gets its one reply (none for INFO,
 // YXSTOP and END), and no bad line breaks what follows: a malformed INFO

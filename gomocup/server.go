@@ -20,17 +20,10 @@ type Engine interface {
 	NewGame(rule gomoku.Rule) error
 	// Move returns a move for b.ToMove() on b, which holds the whole game
 	// so far. ctx's deadline is the move's time budget; Move must return
-	// once ctx is done (with its best move so far, or ctx's error). It
+	// once ctx is done (with its best move so far, or ctx's error): the
+	// manager's YXSTOP and END cancel it, also before Move begins. It
 	// must not keep or change b.
 	Move(ctx context.Context, b *gomoku.Board) (gomoku.Point, error)
-}
-
-// Stopper is implemented by an engine that thinks: Stop asks the Move in
-// progress to return its best move so far at once (the manager's YXSTOP).
-// The server calls it from another goroutine than Move's, only while Move
-// runs.
-type Stopper interface {
-	Stop()
 }
 
 // Noticer is implemented by an engine that may have something to tell the
@@ -111,8 +104,9 @@ func (s *Server) Board() *gomoku.Board { return s.board }
 
 // Serve answers the lines of in until END, the end of in (a closed
 // channel) or ctx is done (then it returns ctx's error). While the engine
-// thinks it still reads in: YXSTOP stops the engine (Stopper) or cancels
-// its move, END ends the session, other lines wait for the move.
+// thinks it still reads in: YXSTOP cancels the move's context (the engine
+// answers with its best move so far), END ends the session, other lines
+// wait for the move.
 func (s *Server) Serve(ctx context.Context, in <-chan string) error {
 	for {
 		var line string

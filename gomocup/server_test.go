@@ -52,28 +52,21 @@ func (s *stubEngine) Move(ctx context.Context, b *gomoku.Board) (gomoku.Point, e
 	return s.move(ctx, b)
 }
 
-// stopEngine is a thinking engine: Move waits for Stop (or its context)
-// and then answers best.
+// stopEngine is a thinking engine: Move thinks until its context is done
+// and then answers best, as a search does.
 type stopEngine struct {
 	best     gomoku.Point
-	stop     chan struct{}
 	deadline time.Duration // how far the context's deadline was when Move began
 	ctxErr   error         // the context's error when Move returned
 }
 
-func newStopEngine(best gomoku.Point) *stopEngine {
-	return &stopEngine{best: best, stop: make(chan struct{}, 1)}
-}
+func newStopEngine(best gomoku.Point) *stopEngine { return &stopEngine{best: best} }
 
 func (s *stopEngine) NewGame(gomoku.Rule) error { return nil }
-func (s *stopEngine) Stop()                     { s.stop <- struct{}{} }
 func (s *stopEngine) Move(ctx context.Context, b *gomoku.Board) (gomoku.Point, error) {
 	d, _ := ctx.Deadline()
 	s.deadline = time.Until(d)
-	select {
-	case <-s.stop:
-	case <-ctx.Done():
-	}
+	<-ctx.Done()
 	s.ctxErr = ctx.Err()
 	return s.best, nil
 }
@@ -631,10 +624,10 @@ func TestServe(t *testing.T) {
 	}
 }
 
-// TestServeYXStop: YXSTOP while the engine thinks stops it (Stopper), and
-// its best move so far is the reply, without a fallback; lines other than
-// YXSTOP and END that come meanwhile are answered after the move. The
-// engine's context deadline is the move's budget.
+// TestServeYXStop: YXSTOP while the engine thinks cancels its context,
+// and its best move so far is the reply, without a fallback; lines other
+// than YXSTOP and END that come meanwhile are answered after the move.
+// The engine's context deadline is the move's budget.
 func TestServeYXStop(t *testing.T) {
 	e := newStopEngine(gomoku.Pt(3, 4))
 	s := startSession(t, context.Background(), e)
@@ -646,8 +639,8 @@ func TestServeYXStop(t *testing.T) {
 	if err := s.end(false); err != nil {
 		t.Error(err)
 	}
-	if e.ctxErr != nil {
-		t.Errorf("the engine's context ended (%v): it was not stopped by Stop", e.ctxErr)
+	if !errors.Is(e.ctxErr, context.Canceled) {
+		t.Errorf("the engine's context ended with %v, want it cancelled", e.ctxErr)
 	}
 	// budget(1000 s) = 899.98 s; what is left of it when Move begins.
 	if e.deadline > 899980*time.Millisecond || e.deadline < 800*time.Second {
@@ -655,8 +648,8 @@ func TestServeYXStop(t *testing.T) {
 	}
 }
 
-// TestServeYXStopCancels: an engine that is no Stopper has its move's
-// context cancelled by YXSTOP, and the fallback is played.
+// TestServeYXStopCancels: an engine that answers a cancelled move with
+// its context's error gets the fallback move.
 func TestServeYXStopCancels(t *testing.T) {
 	e := &stubEngine{move: func(ctx context.Context, b *gomoku.Board) (gomoku.Point, error) {
 		<-ctx.Done()
@@ -669,6 +662,39 @@ func TestServeYXStopCancels(t *testing.T) {
 	s.expect("MESSAGE engine: context canceled; playing a quick move", "7,7")
 	if err := s.end(true); err != nil {
 		t.Error(err)
+	}
+}
+
+// gateEngine begins its move only once the move's context is done (a
+// YXSTOP that came before the engine began), then asks inner.
+type gateEngine struct {
+	inner Engine
+	began error // the context's error when inner's Move began
+}
+
+func (g *gateEngine) NewGame(r gomoku.Rule) error { return g.inner.NewGame(r) }
+func (g *gateEngine) Move(ctx context.Context, b *gomoku.Board) (gomoku.Point, error) {
+	<-ctx.Done()
+	g.began = ctx.Err()
+	return g.inner.Move(ctx, b)
+}
+
+// TestServeYXStopBeforeMove: a YXSTOP that comes before the engine begins
+// its move (queued behind TURN) still reaches it: the move's context is
+// already cancelled when the engine starts, and its answer is the reply.
+// (arena's TestSearchStoppedBeforeMove runs the search engine so.)
+func TestServeYXStopBeforeMove(t *testing.T) {
+	g := &gateEngine{inner: newStopEngine(gomoku.Pt(3, 4))}
+	s := startSession(t, context.Background(), g)
+	s.send("START 15", "INFO timeout_turn 1000000")
+	s.expect("OK")
+	s.send("TURN 7,7", "YXSTOP")
+	s.expect("3,4")
+	if err := s.end(true); err != nil {
+		t.Error(err)
+	}
+	if !errors.Is(g.began, context.Canceled) {
+		t.Errorf("the engine began with its context %v, want cancelled", g.began)
 	}
 }
 

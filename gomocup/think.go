@@ -47,6 +47,8 @@ func (s *Server) prepare() bool {
 // YXSTOP and END from in and keeping other lines for later. If Move has not
 // returned by start+hard(limit), it answers with the fallback move at once
 // and goes on waiting: Move has always returned when runMove returns.
+// Move's context is made before Move starts and cancelled by YXSTOP, END
+// and the fallback: a stop is never lost, however early it comes.
 func (s *Server) runMove(ctx context.Context, start time.Time, limit time.Duration, in <-chan string) bool {
 	mctx, cancel := context.WithDeadline(ctx, start.Add(budget(limit)))
 	defer cancel()
@@ -72,14 +74,14 @@ func (s *Server) runMove(ctx context.Context, start time.Time, limit time.Durati
 				in = nil
 				continue
 			}
-			s.whileThinking(line, answered, cancel)
+			s.whileThinking(line, cancel)
 		case <-late.C:
 			s.answer(start, gomoku.NoPoint, errLate)
 			answered = true
 			cancel()
 		case <-stop:
 			stop = nil
-			s.stopEngine(cancel)
+			cancel()
 		}
 	}
 }
@@ -89,30 +91,20 @@ type result struct {
 	err error
 }
 
-// whileThinking takes a line that came while the engine thought.
-func (s *Server) whileThinking(line string, answered bool, cancel context.CancelFunc) {
+// whileThinking takes a line that came while the engine thought: YXSTOP
+// asks the engine for its move now (its context is cancelled), END too,
+// and ends the session; other lines wait for the move.
+func (s *Server) whileThinking(line string, cancel context.CancelFunc) {
 	word, _ := cutWord(line)
 	switch strings.ToUpper(word) {
 	case "YXSTOP":
-		if !answered {
-			s.stopEngine(cancel)
-		}
+		cancel()
 	case "END":
 		s.ended = true
-		s.stopEngine(cancel)
+		cancel()
 	default:
 		s.pending = append(s.pending, line)
 	}
-}
-
-// stopEngine asks the engine for its move now: Stop for a Stopper, else
-// the move's context is cancelled.
-func (s *Server) stopEngine(cancel context.CancelFunc) {
-	if st, ok := s.engine.(Stopper); ok {
-		st.Stop()
-		return
-	}
-	cancel()
 }
 
 // moveErr names an engine's failure to move by its deadline.

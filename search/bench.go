@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -83,7 +84,7 @@ func Bench(cfg Config, depth int) (BenchResult, error) {
 	start := time.Now()
 	for i, pos := range BenchPositions() {
 		s.Clear()
-		res, err := s.Search(pos, Limits{Depth: depth, RootExact: i%2 == 1})
+		res, err := s.Search(context.Background(), pos, Limits{Depth: depth, RootExact: i%2 == 1})
 		if err != nil {
 			return r, fmt.Errorf("bench position %d: %w", i+1, err)
 		}

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -22,7 +23,7 @@ func BenchmarkSearch(b *testing.B) {
 		b.StopTimer()
 		s.Clear()
 		b.StartTimer()
-		res, err := s.Search(ps[i%len(ps)], Limits{Nodes: 200000})
+		res, err := s.Search(context.Background(), ps[i%len(ps)], Limits{Nodes: 200000})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -44,7 +45,7 @@ func BenchmarkSearchTimed(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		res, err := s.Search(ps[i%len(ps)], Limits{Deadline: time.Now().Add(100 * time.Millisecond)})
+		res, err := s.Search(context.Background(), ps[i%len(ps)], Limits{Deadline: time.Now().Add(100 * time.Millisecond)})
 		if err != nil {
 			b.Fatal(err)
 		}

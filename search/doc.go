@@ -5,14 +5,15 @@
 // # Use
 //
 //	s := search.New(search.DefaultConfig())
-//	res, err := s.Search(pos, search.Limits{Nodes: 20000}) // or Deadline, Depth
+//	res, err := s.Search(ctx, pos, search.Limits{Nodes: 20000}) // or Clock, Depth
 //	pos.Play(res.Move)
 //
 // Search works on the caller's patterns.Position and restores it before it
 // returns. A Searcher keeps its transposition table between calls (a game's
-// positions share much); Clear forgets it. Stop, safe from any goroutine,
-// ends a running search at once with the best move of the last finished
-// iteration (Gomocup's YXSTOP).
+// positions share much); Clear forgets it. ctx stops a search: once it is
+// done the search returns at once with the best move of its last finished
+// iteration (Gomocup's YXSTOP). The caller makes ctx before the search
+// starts, so a stop that comes before the search begins is never lost.
 //
 // # What it does
 //
@@ -53,9 +54,9 @@
 // # Determinism
 //
 // A search bounded by Nodes or Depth is deterministic: the same position,
-// limits and table contents give the same result. Deadlines and Stop are
+// limits and table contents give the same result. Deadlines and stops are
 // not (they depend on the machine). Tests use node and depth limits only.
 //
 // The package never prints, exits or starts goroutines; randomness it has
-// none. A Searcher is used by one goroutine at a time, except Stop.
+// none. A Searcher is used by one goroutine at a time.
 package search

@@ -1,9 +1,9 @@
 package search
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"ocvist/gomoku"
@@ -84,7 +84,7 @@ type scored struct {
 }
 
 // Searcher is an engine instance: configuration, tables and scratch. Use
-// one per goroutine; Stop may be called from any goroutine.
+// one per goroutine; a search is stopped through its context.
 type Searcher struct {
 	cfg      Config
 	tt       *table
@@ -99,7 +99,7 @@ type Searcher struct {
 	nodes     int64
 	nextCheck int64 // nodes at which pvs next polls timeUp
 	lim       Limits
-	stop      atomic.Bool
+	done      <-chan struct{} // the search's context's Done
 	aborted   bool
 	timed     bool
 	moves     [maxPly][maxMoves]scored
@@ -153,15 +153,17 @@ func (s *Searcher) Clear() {
 	s.history = [2][gomoku.NumCells]int32{}
 }
 
-// Stop ends a running search as soon as possible; the result is the best
-// move of the last finished iteration. Safe from any goroutine. The next
-// Search starts afresh.
-func (s *Searcher) Stop() { s.stop.Store(true) }
-
 // Search finds a move for the side to move on pos within lim. pos is
 // searched in place and restored before return. It fails only on a
 // finished game.
-func (s *Searcher) Search(pos *patterns.Position, lim Limits) (Result, error) {
+//
+// ctx stops it: once ctx is done (cancelled, or past its deadline) the
+// search returns as soon as it can with the best move of its last
+// finished iteration, or, if none finished, with the best-ranked legal
+// move. The caller arms the stop before the search starts, by making
+// ctx: a ctx cancelled before Search is called, or while it sets up, is
+// never missed (Gomocup's YXSTOP that arrives before the engine began).
+func (s *Searcher) Search(ctx context.Context, pos *patterns.Position, lim Limits) (Result, error) {
 	b := pos.Board()
 	if b.Over() {
 		return Result{}, ErrGameOver
@@ -169,7 +171,7 @@ func (s *Searcher) Search(pos *patterns.Position, lim Limits) (Result, error) {
 	start, puts := time.Now(), pos.Puts()
 	s.pos, s.root, s.lim, s.nodes, s.nextCheck, s.aborted = pos, b.Stones(), lim, 0, 0, false
 	s.timed = !lim.Deadline.IsZero()
-	s.stop.Store(false)
+	s.done = ctx.Done()
 	s.tt.newSearch()
 	s.tt.probes, s.tt.hits = 0, 0
 	s.killers = [maxPly][2]gomoku.Point{}
@@ -235,6 +237,9 @@ func (s *Searcher) byRule() (Result, bool) {
 func (s *Searcher) byThreats() (Result, bool) {
 	p, me := s.pos, s.pos.Board().ToMove()
 	vcfNodes, vctNodes := s.threatBudgets()
+	if s.stopped() { // a VCF cannot be stopped: none for a stopped search
+		return Result{}, false
+	}
 	if vcfNodes > 0 && !p.Set(patterns.MakesFour, me).Empty() {
 		line, ok, n := patterns.VCF(p, me, patterns.Limits{MaxNodes: vcfNodes, MaxDepth: s.cfg.RootVCFDepth, Table: s.vcf})
 		s.nodes += int64(n)
@@ -436,17 +441,27 @@ func (s *Searcher) rootResult(d, score int) Result {
 	return r
 }
 
-// timeUp reports whether the search must stop now (Stop, the node limit
-// or the deadline); it sets aborted.
+// timeUp reports whether the search must stop now (its context, the
+// node limit or the deadline); it sets aborted.
 func (s *Searcher) timeUp() bool {
 	if s.aborted {
 		return true
 	}
-	if s.stop.Load() || (s.lim.Nodes > 0 && s.nodes >= s.lim.Nodes) ||
+	if s.stopped() || (s.lim.Nodes > 0 && s.nodes >= s.lim.Nodes) ||
 		(s.timed && time.Now().After(s.lim.Deadline)) {
 		s.aborted = true
 	}
 	return s.aborted
+}
+
+// stopped reports whether the search's context is done.
+func (s *Searcher) stopped() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // pvs is the principal-variation alpha-beta: the score of the position

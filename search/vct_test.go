@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"testing"
 
 	"ocvist/gomoku"
@@ -158,7 +159,7 @@ func searchLinesRefereed(t *testing.T, positions []*patterns.Position, want, wan
 	s := New(DefaultConfig())
 	checked, bySearch := 0, 0
 	for i, pos := range positions {
-		res, err := s.Search(pos, Limits{Nodes: 20000})
+		res, err := s.Search(context.Background(), pos, Limits{Nodes: 20000})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package search
 
 import (
 	"bufio"
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -85,7 +86,7 @@ func TestKnownWins(t *testing.T) {
 	for i, w := range wins {
 		pos := w.position(t)
 		s.Clear()
-		res, err := s.Search(pos, Limits{Nodes: 400_000})
+		res, err := s.Search(context.Background(), pos, Limits{Nodes: 400_000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +202,7 @@ func BenchmarkKnownWins(b *testing.B) {
 	for range b.N {
 		for _, pos := range ps {
 			s.Clear()
-			res, err := s.Search(pos, Limits{Nodes: 400_000})
+			res, err := s.Search(context.Background(), pos, Limits{Nodes: 400_000})
 			if err != nil {
 				b.Fatal(err)
 			}
