@@ -20,8 +20,9 @@ type SearchConfig struct {
 	// below count.
 	Engine search.Config
 	// Nodes and Depth bound every move (deterministic play); with neither,
-	// the move's time comes from its context's deadline (the arena's turn
-	// limit, the Gomocup engine's budget), or one second without one.
+	// the search's time manager decides the move's time from the clock
+	// Move is given (without one: its context's deadline as a turn limit,
+	// else DefaultTurn).
 	Nodes int64
 	Depth int
 	// Model, if set, ranks moves for the search (a learned prior).
@@ -98,30 +99,30 @@ func (a *Search) Close() error { return nil }
 // Last is the result of the last Move or Rank.
 func (a *Search) Last() search.Result { return a.last }
 
-// Move searches within the configured limits or the context's deadline:
-// at most 80% of the time left less 5 ms, no new iteration after 30% of it. A
-// cancelled context stops the search with its best move so far (Gomocup's
-// YXSTOP), also one cancelled before Move is called.
-func (a *Search) Move(ctx context.Context, b *gomoku.Board) (gomoku.Point, error) {
+// DefaultTurn is the turn limit of a Search's move that has neither a
+// clock nor a context deadline.
+const DefaultTurn = time.Second
+
+// Move searches within the configured limits, or passes the clock to the
+// search's time manager. A cancelled context stops the search with its
+// best move so far (Gomocup's YXSTOP), also one cancelled before Move is
+// called.
+func (a *Search) Move(ctx context.Context, b *gomoku.Board, clock gomoku.Clock) (gomoku.Point, error) {
 	lim := search.Limits{Nodes: a.cfg.Nodes, Depth: a.cfg.Depth}
 	if lim.Nodes == 0 && lim.Depth == 0 {
-		lim = timeLimits(ctx)
+		lim.Clock = clock
+		if !clock.Limited() {
+			lim.Clock = gomoku.Clock{Start: time.Now(), Turn: DefaultTurn}
+			if dl, ok := ctx.Deadline(); ok {
+				lim.Clock.Turn = max(time.Until(dl), time.Nanosecond)
+			}
+		}
 	}
 	res, err := a.search(ctx, b, lim)
 	if err != nil {
 		return gomoku.NoPoint, err
 	}
 	return res.Move, nil
-}
-
-func timeLimits(ctx context.Context) search.Limits {
-	now := time.Now()
-	dl, ok := ctx.Deadline()
-	if !ok {
-		dl = now.Add(time.Second)
-	}
-	left := dl.Sub(now)
-	return search.Limits{Deadline: now.Add(left*80/100 - 5*time.Millisecond), Soft: now.Add(left * 30 / 100)}
 }
 
 func (a *Search) search(ctx context.Context, b *gomoku.Board, lim search.Limits) (search.Result, error) {

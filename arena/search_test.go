@@ -75,7 +75,7 @@ func TestSearchAgentRules(t *testing.T) {
 		}
 		b := gomoku.New(gomoku.Options{Rule: c.rule})
 		b.Play(gomoku.Center)
-		if p, err := a.Move(context.Background(), b); err != nil || b.Play(p) != nil {
+		if p, err := a.Move(context.Background(), b, gomoku.Clock{}); err != nil || b.Play(p) != nil {
 			t.Errorf("%s: move %v, %v", c.name, p, err)
 		}
 	}
@@ -84,9 +84,9 @@ func TestSearchAgentRules(t *testing.T) {
 // gatedSearch begins its move only once the move's context is done.
 type gatedSearch struct{ *Search }
 
-func (g gatedSearch) Move(ctx context.Context, b *gomoku.Board) (gomoku.Point, error) {
+func (g gatedSearch) Move(ctx context.Context, b *gomoku.Board, clk gomoku.Clock) (gomoku.Point, error) {
 	<-ctx.Done()
-	return g.Search.Move(ctx, b)
+	return g.Search.Move(ctx, b, clk)
 }
 
 // TestSearchStoppedBeforeMove: through the Gomocup server, a YXSTOP queued

@@ -17,8 +17,10 @@
 //
 // A Server plays for an Engine (arena.Agent is one): it keeps the board,
 // the rule and the time control (INFO timeout_turn, timeout_match and
-// time_left), asks the engine for each move with the move's time budget
-// as the context's deadline, and plays a quick fallback move, after a
+// time_left), asks the engine for each move with the clock as the manager
+// stated it (gomoku.Clock: the engine decides how much of it to use; the
+// server computes no budget), the context's deadline shortly before the
+// move's limit, and plays a quick fallback move, after a
 // MESSAGE saying why, when the engine fails or is late. YXSTOP stops a
 // thinking engine by cancelling its move's context (made before the
 // engine starts, so a YXSTOP is never lost): a searching engine answers

@@ -19,11 +19,14 @@ type Engine interface {
 	// An error is reported to the manager and the move is not made.
 	NewGame(rule gomoku.Rule) error
 	// Move returns a move for b.ToMove() on b, which holds the whole game
-	// so far. ctx's deadline is the move's time budget; Move must return
-	// once ctx is done (with its best move so far, or ctx's error): the
-	// manager's YXSTOP and END cancel it, also before Move begins. It
-	// must not keep or change b.
-	Move(ctx context.Context, b *gomoku.Board) (gomoku.Point, error)
+	// so far. clock is the move's time control as the manager stated it
+	// (the INFO limits, passed through: the engine decides how much to
+	// use), its Start when the manager's command came. ctx's deadline is
+	// shortly before the move's limit; Move must return once ctx is done
+	// (with its best move so far, or ctx's error): the manager's YXSTOP
+	// and END cancel it, also before Move begins. It must not keep or
+	// change b.
+	Move(ctx context.Context, b *gomoku.Board, clock gomoku.Clock) (gomoku.Point, error)
 }
 
 // Noticer is implemented by an engine that may have something to tell the
@@ -52,7 +55,8 @@ const (
 
 // Server is the engine side of the protocol for one Engine: it keeps the
 // board, the rule and the time control, asks the engine for moves with the
-// time budget as the context deadline, and answers for it with a quick
+// raw clock (the context's deadline shortly before the move's limit), and
+// answers for it with a quick
 // fallback move when it fails or is late. Handle takes one input line at a
 // time; Serve adds the input loop, YXSTOP and END while the engine thinks.
 //

@@ -131,7 +131,7 @@ func BenchmarkPolicyMove(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
-		if _, err := a.Move(context.Background(), boards[i%len(boards)]); err != nil {
+		if _, err := a.Move(context.Background(), boards[i%len(boards)], gomoku.Clock{}); err != nil {
 			b.Fatal(err)
 		}
 	}

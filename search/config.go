@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Config tunes a Searcher: every number the search is tuned by is a
@@ -109,6 +110,27 @@ type Config struct {
 	// Weights are the evaluation's and the move ranking's numbers.
 	// TUNING.md: "evaluation weights fitted to game results".
 	Weights Weights
+
+	// The time manager (time.go: the formulas). TimeReserve is kept back
+	// from every limit for what a move costs outside the search, and
+	// TimeMargin of the turn limit besides; TimeOptimum is the share of
+	// the maximum after which no iteration starts when the turn limit
+	// binds; TimeUnstable is what each recent change of the best move
+	// adds to the optimum (as a share of it); a score fall of
+	// TimeFallScale units doubles it, up to TimeFallMax times. Under a
+	// match clock the time left is spread over our share of the
+	// MatchPlies a game is expected to last, at least MatchMovesMin
+	// moves, and a move takes at most 1/MatchMaxShare of it. TUNING.md:
+	// "Time".
+	TimeReserve   time.Duration
+	TimeMargin    float64
+	TimeOptimum   float64
+	TimeUnstable  float64
+	TimeFallScale int
+	TimeFallMax   float64
+	MatchPlies    int
+	MatchMovesMin int
+	MatchMaxShare int
 }
 
 // DefaultConfig is the engine's tuned configuration.
@@ -129,6 +151,10 @@ func DefaultConfig() Config {
 		TTAgeWeight: 4,
 		PriorDepth:  6, PriorWeight: 60, ValueScale: 3000,
 		Weights: DefaultWeights(),
+
+		TimeReserve: 30 * time.Millisecond, TimeMargin: 0.05, TimeOptimum: 0.6,
+		TimeUnstable: 0.5, TimeFallScale: 200, TimeFallMax: 1.5,
+		MatchPlies: 90, MatchMovesMin: 15, MatchMaxShare: 7,
 	}
 }
 
@@ -180,6 +206,15 @@ var options = []Option{
 	intOpt("priordepth", "least depth left at which the learned prior ranks moves", 0, MaxDepth, func(c *Config) *int { return &c.PriorDepth }),
 	floatOpt("priorweight", "pattern points a prior of 1 adds to a move", 0, 1e6, func(c *Config) *float64 { return &c.PriorWeight }),
 	floatOpt("valuescale", "evaluation units of a sure win over ½ (value model)", 0, 1e6, func(c *Config) *float64 { return &c.ValueScale }),
+	msOpt("timereserve", "milliseconds kept back from every time limit", 0, 60_000, func(c *Config) *time.Duration { return &c.TimeReserve }),
+	floatOpt("timemargin", "share of the turn limit kept back", 0, 0.9, func(c *Config) *float64 { return &c.TimeMargin }),
+	floatOpt("timeoptimum", "share of the maximum after which no iteration starts", 0, 1, func(c *Config) *float64 { return &c.TimeOptimum }),
+	floatOpt("timeunstable", "optimum's growth for each recent change of the best move", 0, 10, func(c *Config) *float64 { return &c.TimeUnstable }),
+	intOpt("timefallscale", "a score fall of this many units doubles the optimum", 1, 1<<20, func(c *Config) *int { return &c.TimeFallScale }),
+	floatOpt("timefallmax", "most the falling score multiplies the optimum by", 1, 10, func(c *Config) *float64 { return &c.TimeFallMax }),
+	intOpt("matchplies", "plies a game is expected to last (match clock)", 1, 1000, func(c *Config) *int { return &c.MatchPlies }),
+	intOpt("matchmovesmin", "least moves the time left is spread over", 1, 1000, func(c *Config) *int { return &c.MatchMovesMin }),
+	intOpt("matchmaxshare", "a move takes at most 1/N of the time left", 1, 1000, func(c *Config) *int { return &c.MatchMaxShare }),
 }
 
 // Set sets the knob name (see Options) from its text value; a value out
@@ -254,6 +289,22 @@ func int64Opt(name, doc string, lo, hi int, f func(*Config) *int64) Option {
 			return err
 		}
 		*f(c) = int64(n)
+		return nil
+	}
+	return o
+}
+
+// msOpt is a duration knob in whole milliseconds.
+func msOpt(name, doc string, lo, hi int, f func(*Config) *time.Duration) Option {
+	var n int
+	o := intOpt(name, doc, lo, hi, func(*Config) *int { return &n })
+	get, set := o.get, o.set
+	o.get = func(c *Config) string { n = int(f(c).Milliseconds()); return get(c) }
+	o.set = func(c *Config, s string) error {
+		if err := set(c, s); err != nil {
+			return err
+		}
+		*f(c) = time.Duration(n) * time.Millisecond
 		return nil
 	}
 	return o

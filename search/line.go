@@ -32,7 +32,7 @@ func (s *Searcher) mateLine(pv []gomoku.Point) []gomoku.Point {
 	}
 	saved := s.lim
 	defer func() { s.lim = saved }()
-	s.lim = Limits{Nodes: s.nodes + int64(s.cfg.LineNodes), Deadline: saved.Deadline}
+	s.lim = Limits{Nodes: s.nodes + int64(s.cfg.LineNodes)} // and the search's clock
 	s.aborted, s.nextCheck = false, s.nodes
 	for !p.Board().Over() && len(line) < 2*MaxDepth+maxPly {
 		m := gomoku.NoPoint

@@ -26,12 +26,17 @@ type Value interface {
 }
 
 // Limits bound one search. Zero fields mean no limit; with none at all the
-// search runs to MaxDepth.
+// search runs to MaxDepth (or until its context is done).
 type Limits struct {
-	Depth    int       // deepest iteration
-	Nodes    int64     // stop once this many nodes are searched (deterministic)
-	Deadline time.Time // hard: abort the running iteration
-	Soft     time.Time // start no new iteration after this
+	Depth int   // deepest iteration
+	Nodes int64 // stop once this many nodes are searched (deterministic)
+	// Clock is the game's time control at this move, as the manager
+	// states it: the time manager (time.go) decides from it how long the
+	// move thinks. Zero: no time limit.
+	Clock gomoku.Clock
+	// Deadline, if set, is a hard end (abort the running iteration);
+	// alone, the search thinks until it (analysis). Games pass Clock.
+	Deadline time.Time
 	// RootExact searches every root move with a full window, so Root
 	// holds exact scores for all of them (the learning loop's teacher
 	// needs them; it costs nodes).
@@ -67,7 +72,10 @@ type Result struct {
 	Root      []RootMove // best first
 	Reason    string     // why the move: "makes five", "VCF win in 7", "blocks the four", "search depth 9" …
 	Elapsed   time.Duration
-	TTHits    float64 // the table's hit rate in this search
+	// Optimum and Maximum are the time manager's times for the move,
+	// counted from Limits.Clock.Start (0 without a time limit).
+	Optimum, Maximum time.Duration
+	TTHits           float64 // the table's hit rate in this search
 }
 
 // ErrGameOver is returned for a finished game.
@@ -101,7 +109,7 @@ type Searcher struct {
 	lim       Limits
 	done      <-chan struct{} // the search's context's Done
 	aborted   bool
-	timed     bool
+	clk       clock // the time manager's, for this search
 	moves     [maxPly][maxMoves]scored
 	pv        [maxPly + 1][maxPly + 1]gomoku.Point
 	pvLen     [maxPly + 1]int
@@ -170,7 +178,7 @@ func (s *Searcher) Search(ctx context.Context, pos *patterns.Position, lim Limit
 	}
 	start, puts := time.Now(), pos.Puts()
 	s.pos, s.root, s.lim, s.nodes, s.nextCheck, s.aborted = pos, b.Stones(), lim, 0, 0, false
-	s.timed = !lim.Deadline.IsZero()
+	s.startClock(lim, start)
 	s.done = ctx.Done()
 	s.tt.newSearch()
 	s.tt.probes, s.tt.hits = 0, 0
@@ -189,6 +197,7 @@ func (s *Searcher) Search(ctx context.Context, pos *patterns.Position, lim Limit
 	}
 	res.Nodes, res.Positions = s.nodes, int64(pos.Puts()-puts)
 	res.Elapsed = time.Since(start)
+	res.Optimum, res.Maximum = s.clk.optimum, s.clk.maximum
 	if s.tt.probes > 0 {
 		res.TTHits = float64(s.tt.hits) / float64(s.tt.probes)
 	}
@@ -269,8 +278,8 @@ func (s *Searcher) threatBudgets() (vcfNodes, vctNodes int) {
 		n := int(s.lim.Nodes / int64(c.ThreatShare))
 		vcfNodes, vctNodes = min(vcfNodes, n), min(vctNodes, n)
 	}
-	if s.timed { // and timed ones within a share of their time (VCF cannot be stopped)
-		n := int(max(time.Until(s.lim.Deadline).Milliseconds(), 1)) * c.ThreatNodesPerMS / c.ThreatShare
+	if s.clk.on { // and timed ones within a share of their time (VCF cannot be stopped)
+		n := int(max(time.Until(s.clk.deadline).Milliseconds(), 1)) * c.ThreatNodesPerMS / c.ThreatShare
 		vcfNodes, vctNodes = min(vcfNodes, n), min(vctNodes, n)
 	}
 	return vcfNodes, vctNodes
@@ -307,7 +316,7 @@ func (s *Searcher) iterate() Result {
 		}
 		best = s.rootResult(d, score)
 		if score >= mateBound || len(s.rootMv) == 1 && d >= s.cfg.OneMoveDepth {
-			break
+			break // a proved win, a forced move: play it now
 		}
 		// A lost root is not given up: the search goes on deepening with
 		// the time it has, every root move in a full window, for the
@@ -319,7 +328,7 @@ func (s *Searcher) iterate() Result {
 				best = s.rootResult(d, score)
 			}
 		}
-		if !s.lim.Soft.IsZero() && time.Now().After(s.lim.Soft) {
+		if s.enough(best.Move, best.Score) {
 			break
 		}
 	}
@@ -448,7 +457,7 @@ func (s *Searcher) timeUp() bool {
 		return true
 	}
 	if s.stopped() || (s.lim.Nodes > 0 && s.nodes >= s.lim.Nodes) ||
-		(s.timed && time.Now().After(s.lim.Deadline)) {
+		(s.clk.on && time.Now().After(s.clk.deadline)) {
 		s.aborted = true
 	}
 	return s.aborted
