@@ -58,11 +58,11 @@ func NewSearch(cfg SearchConfig) (*Search, error) {
 		cfg.Engine = search.DefaultConfig()
 	}
 	a := &Search{cfg: cfg, s: search.New(cfg.Engine)}
-	if cfg.Model != nil {
-		a.s.SetPrior(policy.NewPrior(cfg.Model))
+	if m := cfg.Model; m != nil {
+		a.s.SetPrior(func() search.Prior { return policy.NewPrior(m) })
 	}
-	if cfg.Value != nil {
-		a.s.SetValue(policy.NewValuer(cfg.Value))
+	if v := cfg.Value; v != nil {
+		a.s.SetValue(func() search.Value { return policy.NewValuer(v) })
 	}
 	return a, nil
 }
@@ -95,6 +95,10 @@ func (a *Search) Notice() string { return a.notice }
 
 // Close does nothing.
 func (a *Search) Close() error { return nil }
+
+// SetThreads sets how many threads the search uses (search.Config.Threads;
+// Gomocup's INFO thread_num). Not during a move.
+func (a *Search) SetThreads(n int) { a.s.SetThreads(n) }
 
 // Last is the result of the last Move or Rank.
 func (a *Search) Last() search.Result { return a.last }

@@ -29,6 +29,13 @@ type Engine interface {
 	Move(ctx context.Context, b *gomoku.Board, clock gomoku.Clock) (gomoku.Point, error)
 }
 
+// Threader is implemented by an engine that thinks on several threads:
+// the server passes it the manager's INFO thread_num (at least 1), between
+// moves.
+type Threader interface {
+	SetThreads(n int)
+}
+
 // Noticer is implemented by an engine that may have something to tell the
 // user about a game it accepted: the server sends Notice, if not "", as a
 // MESSAGE line after NewGame, before the first move.
@@ -298,7 +305,7 @@ func (s *Server) start(w, h int, size string) {
 // reply, because managers do not read replies to INFO.
 func (s *Server) info(c CmdInfo) {
 	switch c.Key {
-	case "timeout_turn", "timeout_match", "time_left", "max_memory", "rule":
+	case "timeout_turn", "timeout_match", "time_left", "max_memory", "rule", "thread_num":
 	default:
 		return // game_type, folder, evaluate and unknown keys are ignored
 	}
@@ -322,6 +329,19 @@ func (s *Server) info(c CmdInfo) {
 		s.maxMemory(c, n)
 	case "rule":
 		s.setRule(n)
+	case "thread_num":
+		s.threads(c, n)
+	}
+}
+
+// threads honours thread_num n for an engine that can (Threader).
+func (s *Server) threads(c CmdInfo, n int64) {
+	if n < 1 {
+		s.ignore(c, "want at least 1")
+		return
+	}
+	if t, ok := s.engine.(Threader); ok {
+		t.SetThreads(int(min(n, 1<<16)))
 	}
 }
 

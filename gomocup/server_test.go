@@ -867,3 +867,30 @@ func FuzzServer(f *testing.F) {
 		}
 	})
 }
+
+// threadEngine is a Threader: it keeps the thread counts it was given.
+type threadEngine struct {
+	randEngine
+	threads []int
+}
+
+func (e *threadEngine) SetThreads(n int) { e.threads = append(e.threads, n) }
+
+// TestServerThreads: INFO thread_num reaches an engine that is a
+// Threader; a value below 1 is ignored, with a MESSAGE.
+func TestServerThreads(t *testing.T) {
+	e := &threadEngine{randEngine: *newRand(1)}
+	s, out := newTestServer(e)
+	transcript(t, s, out, `
+> START 15
+< OK
+> INFO thread_num 4
+> INFO thread_num 0
+> INFO thread_num 1
+> BEGIN
+< MESSAGE INFO thread_num 0 ignored (want at least 1): the previous value stays
+< 7,7`)
+	if !slices.Equal(e.threads, []int{4, 1}) {
+		t.Errorf("threads set: %v, want [4 1]", e.threads)
+	}
+}

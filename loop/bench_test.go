@@ -10,6 +10,7 @@ import (
 	"ocvist/data"
 	"ocvist/gomoku"
 	"ocvist/policy"
+	"ocvist/search"
 	"ocvist/selfplay"
 	"ocvist/store"
 )
@@ -37,7 +38,8 @@ func newTeacher(b *testing.B, nodes int64) *selfplay.Teacher {
 	tc := cfg.teacher(openings)
 	tc.Nodes = nodes
 	t := selfplay.NewTeacher(tc, teacherSearch(TeacherValueScale))
-	t.Searcher().SetPrior(policy.NewPrior(startModel(b)))
+	m := startModel(b)
+	t.Searcher().SetPrior(func() search.Prior { return policy.NewPrior(m) })
 	return t
 }
 

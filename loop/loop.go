@@ -20,6 +20,7 @@ import (
 	"ocvist/internal/splitmix"
 	"ocvist/patterns"
 	"ocvist/policy"
+	"ocvist/search"
 	"ocvist/selfplay"
 	"ocvist/store"
 )
@@ -287,9 +288,10 @@ func (l *Loop) play(ctx context.Context, g int, cur models) ([]store.TeacherGame
 		go func() { // bounded: cfg.Workers teachers, joined below
 			defer wg.Done()
 			t := selfplay.NewTeacher(tc, teacherSearch(l.cfg.ValueScale))
-			t.Searcher().SetPrior(policy.NewPrior(cur.policy))
-			if cur.value != nil {
-				t.Searcher().SetValue(policy.NewValuer(cur.value))
+			pm, vm := cur.policy, cur.value
+			t.Searcher().SetPrior(func() search.Prior { return policy.NewPrior(pm) })
+			if vm != nil {
+				t.Searcher().SetValue(func() search.Value { return policy.NewValuer(vm) })
 			}
 			for ctx.Err() == nil {
 				i := int(next.Add(1) - 1)

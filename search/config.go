@@ -14,8 +14,13 @@ import (
 // unmeasured. Start from DefaultConfig: a zero field means zero (off,
 // none), not the default, except where a field says otherwise.
 type Config struct {
+	// Threads is how many threads search (Lazy SMP: they share the
+	// transposition table; see Searcher); 0 means 1. One thread at a node
+	// or depth limit is deterministic; more are not. Resources: TUNING.md,
+	// "Threads".
+	Threads int
 	// TTBits is log2 of the transposition table's buckets (4 entries of
-	// 12 bytes each); 18 is 12 MiB; 0 means 18. Resources, not strength.
+	// 16 bytes each); 18 is 16 MiB; 0 means 18. Resources, not strength.
 	TTBits int
 	// VCFTableBits is log2 of the slots (8 bytes each) of the table of
 	// positions known to have no VCF; 0 means 16. Resources, not strength.
@@ -136,6 +141,7 @@ type Config struct {
 // DefaultConfig is the engine's tuned configuration.
 func DefaultConfig() Config {
 	return Config{
+		Threads:      1,
 		TTBits:       18,
 		VCFTableBits: 16,
 		Width:        []int{1, 7, 8, 10, 11, 12, 13, 14},
@@ -172,6 +178,7 @@ type Option struct {
 func Options() []Option { return options }
 
 var options = []Option{
+	intOpt("threads", "search threads (Lazy SMP)", 1, MaxThreads, func(c *Config) *int { return &c.Threads }),
 	intOpt("ttbits", "log2 of the transposition table's buckets", 4, 28, func(c *Config) *int { return &c.TTBits }),
 	intOpt("vcftablebits", "log2 of the no-VCF table's slots", 4, 26, func(c *Config) *int { return &c.VCFTableBits }),
 	{Name: "width", Doc: "moves kept by remaining depth, slash-separated (1/7/8/…)", get: getWidth, set: setWidth, min: 1, max: maxMoves},
@@ -216,6 +223,9 @@ var options = []Option{
 	intOpt("matchmovesmin", "least moves the time left is spread over", 1, 1000, func(c *Config) *int { return &c.MatchMovesMin }),
 	intOpt("matchmaxshare", "a move takes at most 1/N of the time left", 1, 1000, func(c *Config) *int { return &c.MatchMaxShare }),
 }
+
+// MaxThreads bounds Config.Threads.
+const MaxThreads = 256
 
 // Set sets the knob name (see Options) from its text value; a value out
 // of the knob's range is an error.

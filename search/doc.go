@@ -57,6 +57,20 @@
 // limits and table contents give the same result. Deadlines and stops are
 // not (they depend on the machine). Tests use node and depth limits only.
 //
-// The package never prints, exits or starts goroutines; randomness it has
-// none. A Searcher is used by one goroutine at a time.
+// # Time and threads
+//
+// A game's search is given the clock as the manager states it
+// (Limits.Clock: turn limit, match time left, increment); the time
+// manager (time.go) decides the move's optimum and maximum time from it,
+// and spends more when the best move changes or the score falls, little
+// on a forced move. With Config.Threads above 1 a search runs helper
+// threads beside its own (Lazy SMP over the shared transposition table,
+// whose slots are read and written atomically; see Searcher); one thread
+// at a node or depth limit is deterministic, and the bench signature
+// (Bench, TestBenchSignature) pins what it does. Every tuning number is a
+// field of Config.
+//
+// The package never prints or exits; randomness it has none. The only
+// goroutines it starts are a search's helper threads, done before Search
+// returns. A Searcher is used by one goroutine at a time.
 package search

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"ocvist/gomoku"
@@ -93,14 +95,34 @@ type scored struct {
 
 // Searcher is an engine instance: configuration, tables and scratch. Use
 // one per goroutine; a search is stopped through its context.
+//
+// With Config.Threads n > 1 a search runs n threads (Lazy SMP): the
+// Searcher's own, the main thread, does the root's rules and threat
+// searches, then iterates as one thread would, and decides when to stop
+// and what to play; n − 1 helpers, each a Searcher of its own (position,
+// move lists, killers, history, no-VCF table, models) sharing only the
+// transposition table, search the same root meanwhile, each helper every
+// other depth (helper i the depths d with d + i even), so that they run
+// ahead of the main thread and fill the table with the deeper results it
+// then finds. The helpers are stopped when the main thread is done.
 type Searcher struct {
 	cfg      Config
-	tt       *table
+	tt       *table // shared by the threads
 	vcf      *patterns.VCFTable
 	vct      vctSearch
 	prior    Prior
 	priorBuf []float64
 	value    Value
+
+	newPrior  func() Prior
+	newValue  func() Value
+	helpers   []*Searcher       // the other threads (main thread only), made when needed
+	id        int               // 0: a main thread; i > 0: the i-th helper
+	halt      *atomic.Bool      // helpers: the main thread is done
+	total     *atomic.Int64     // the nodes of all threads of a search on several, as of their last polls
+	published int64             // of this thread's nodes, those added to total
+	ownPos    patterns.Position // helpers: their copy of the root
+	puts0     uint64            // helpers: ownPos.Puts() at the start
 
 	pos       *patterns.Position
 	root      int // stones at the root
@@ -110,6 +132,8 @@ type Searcher struct {
 	done      <-chan struct{} // the search's context's Done
 	aborted   bool
 	clk       clock // the time manager's, for this search
+	probes    int64 // table probes and hits of this search (Result.TTHits)
+	hits      int64
 	moves     [maxPly][maxMoves]scored
 	pv        [maxPly + 1][maxPly + 1]gomoku.Point
 	pvLen     [maxPly + 1]int
@@ -141,24 +165,49 @@ func New(cfg Config) *Searcher {
 	if cfg.VCTDepth == 0 {
 		cfg.VCTDepth = def.VCTDepth
 	}
+	cfg.Threads = min(max(cfg.Threads, 1), MaxThreads)
 	s := &Searcher{cfg: cfg, tt: newTable(cfg.TTBits, cfg.TTAgeWeight), vcf: patterns.NewVCFTable(cfg.VCFTableBits)}
 	s.vct.vcfNodes, s.vct.vcfDepth = cfg.VCTVCFNodes, cfg.VCTVCFDepth
 	return s
 }
 
-// SetPrior makes the search rank moves with p at the root and at nodes
-// with at least Config.PriorDepth plies left (nil removes it).
-func (s *Searcher) SetPrior(p Prior) { s.prior = p }
+// SetPrior makes the search rank moves with a learned prior at the root
+// and at nodes with at least Config.PriorDepth plies left: newPrior makes
+// one for each thread (a Prior may keep scratch of its own); nil removes
+// it.
+func (s *Searcher) SetPrior(newPrior func() Prior) {
+	s.newPrior, s.prior, s.helpers = newPrior, nil, nil
+	if newPrior != nil {
+		s.prior = newPrior()
+	}
+}
 
-// SetValue adds Config.ValueScale·(v − ½) of the value model v to every
-// evaluation (nil removes it).
-func (s *Searcher) SetValue(v Value) { s.value = v }
+// SetValue adds Config.ValueScale·(v − ½) of a value model's v to every
+// evaluation: newValue makes one for each thread; nil removes it.
+func (s *Searcher) SetValue(newValue func() Value) {
+	s.newValue, s.value, s.helpers = newValue, nil, nil
+	if newValue != nil {
+		s.value = newValue()
+	}
+}
+
+// SetThreads sets how many threads search (Config.Threads; at least 1,
+// at most MaxThreads). Not during a search.
+func (s *Searcher) SetThreads(n int) {
+	s.cfg.Threads = min(max(n, 1), MaxThreads)
+	s.helpers = s.helpers[:min(len(s.helpers), s.cfg.Threads-1)]
+}
+
+// Threads is how many threads search.
+func (s *Searcher) Threads() int { return s.cfg.Threads }
 
 // Clear forgets the transposition tables and move statistics (a new game).
 func (s *Searcher) Clear() {
 	s.tt.clear()
-	s.vcf.Clear()
-	s.history = [2][gomoku.NumCells]int32{}
+	for _, t := range append([]*Searcher{s}, s.helpers...) {
+		t.vcf.Clear()
+		t.history = [2][gomoku.NumCells]int32{}
+	}
 }
 
 // Search finds a move for the side to move on pos within lim. pos is
@@ -177,31 +226,84 @@ func (s *Searcher) Search(ctx context.Context, pos *patterns.Position, lim Limit
 		return Result{}, ErrGameOver
 	}
 	start, puts := time.Now(), pos.Puts()
-	s.pos, s.root, s.lim, s.nodes, s.nextCheck, s.aborted = pos, b.Stones(), lim, 0, 0, false
+	s.prepare(pos, lim, ctx.Done())
 	s.startClock(lim, start)
-	s.done = ctx.Done()
 	s.tt.newSearch()
-	s.tt.probes, s.tt.hits = 0, 0
+	var helperNodes, helperPuts int64
+	res, ok := s.decided()
+	if !ok {
+		wait := s.startHelpers()
+		res = s.iterate()
+		helperNodes, helperPuts = wait()
+		if res.Score >= mateBound {
+			res.PV = s.mateLine(res.PV)
+		}
+	}
+	res.Nodes, res.Positions = s.nodes+helperNodes, int64(pos.Puts()-puts)+helperPuts
+	res.Elapsed = time.Since(start)
+	res.Optimum, res.Maximum = s.clk.optimum, s.clk.maximum
+	if s.probes > 0 {
+		res.TTHits = float64(s.hits) / float64(s.probes)
+	}
+	return res, nil
+}
+
+// prepare sets a thread up for a search of pos within lim, stopped when
+// done is closed.
+func (s *Searcher) prepare(pos *patterns.Position, lim Limits, done <-chan struct{}) {
+	s.pos, s.root, s.lim, s.nodes, s.nextCheck, s.aborted = pos, pos.Board().Stones(), lim, 0, 0, false
+	s.done = done
+	s.probes, s.hits = 0, 0
 	s.killers = [maxPly][2]gomoku.Point{}
 	for i := range s.history {
 		for j := range s.history[i] {
 			s.history[i][j] >>= s.cfg.HistoryAging
 		}
 	}
-	res, ok := s.decided()
-	if !ok {
-		res = s.iterate()
-		if res.Score >= mateBound {
-			res.PV = s.mateLine(res.PV)
+}
+
+// startHelpers starts the helper threads on the root (see Searcher) and
+// returns the function that halts them, waits for them and returns their
+// nodes and positions. With one thread it starts nothing.
+func (s *Searcher) startHelpers() (wait func() (nodes, positions int64)) {
+	if s.cfg.Threads <= 1 {
+		return func() (int64, int64) { return 0, 0 }
+	}
+	for len(s.helpers) < s.cfg.Threads-1 {
+		h := &Searcher{cfg: s.cfg, tt: s.tt, vcf: patterns.NewVCFTable(s.cfg.VCFTableBits), id: len(s.helpers) + 1}
+		if s.newPrior != nil {
+			h.prior = s.newPrior()
 		}
+		if s.newValue != nil {
+			h.value = s.newValue()
+		}
+		s.helpers = append(s.helpers, h)
 	}
-	res.Nodes, res.Positions = s.nodes, int64(pos.Puts()-puts)
-	res.Elapsed = time.Since(start)
-	res.Optimum, res.Maximum = s.clk.optimum, s.clk.maximum
-	if s.tt.probes > 0 {
-		res.TTHits = float64(s.tt.hits) / float64(s.tt.probes)
+	halt, total := new(atomic.Bool), new(atomic.Int64)
+	var wg sync.WaitGroup
+	total.Store(s.nodes) // the main thread's root threat searches
+	s.total, s.published = total, s.nodes
+	for _, h := range s.helpers {
+		h.ownPos.Reset(s.pos.Board())
+		h.puts0 = h.ownPos.Puts()
+		h.prepare(&h.ownPos, Limits{Nodes: s.lim.Nodes}, s.done) // RootExact is the main thread's
+		h.clk, h.halt, h.total, h.published = clock{}, halt, total, 0
+		wg.Add(1)
+		go func() { // joined by wait, before Search returns
+			defer wg.Done()
+			h.iterate()
+		}()
 	}
-	return res, nil
+	return func() (nodes, positions int64) {
+		halt.Store(true)
+		wg.Wait()
+		s.total = nil
+		for _, h := range s.helpers {
+			nodes += h.nodes
+			positions += int64(h.ownPos.Puts() - h.puts0)
+		}
+		return nodes, positions
+	}
 }
 
 // decided settles the root by rule or by a threat search when it can.
@@ -310,6 +412,9 @@ func (s *Searcher) iterate() Result {
 		maxD = min(s.lim.Depth, MaxDepth)
 	}
 	for d := 1; d <= maxD; d++ {
+		if s.id > 0 && (d+s.id)%2 != 0 {
+			continue // a helper's depths: see Searcher
+		}
 		score := s.searchRoot(d)
 		if s.aborted {
 			break
@@ -451,20 +556,30 @@ func (s *Searcher) rootResult(d, score int) Result {
 }
 
 // timeUp reports whether the search must stop now (its context, the
-// node limit or the deadline); it sets aborted.
+// node limit — all threads' nodes — or the deadline; a helper's main
+// thread being done); it sets aborted.
 func (s *Searcher) timeUp() bool {
 	if s.aborted {
 		return true
 	}
-	if s.stopped() || (s.lim.Nodes > 0 && s.nodes >= s.lim.Nodes) ||
+	nodes := s.nodes
+	if s.total != nil { // several threads: the limit is on their sum
+		nodes = s.total.Add(s.nodes - s.published)
+		s.published = s.nodes
+	}
+	if s.stopped() || (s.lim.Nodes > 0 && nodes >= s.lim.Nodes) ||
 		(s.clk.on && time.Now().After(s.clk.deadline)) {
 		s.aborted = true
 	}
 	return s.aborted
 }
 
-// stopped reports whether the search's context is done.
+// stopped reports whether the search's context is done (or, for a
+// helper, its main thread).
 func (s *Searcher) stopped() bool {
+	if s.halt != nil && s.halt.Load() {
+		return true
+	}
 	select {
 	case <-s.done:
 		return true
@@ -499,7 +614,9 @@ func (s *Searcher) pvs(depth, ply int, alpha, beta int) int {
 	}
 	h := b.Hash()
 	ttMove := gomoku.NoPoint
+	s.probes++
 	if e, ok := s.tt.probe(h); ok {
+		s.hits++
 		ttMove = e.move
 		if int(e.depth) >= depth {
 			sc := fromTT(int(e.score), ply)

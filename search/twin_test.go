@@ -259,7 +259,7 @@ func TestStopAfterPrior(t *testing.T) {
 		s := New(cfg)
 		ctx, cancel := context.WithCancel(context.Background())
 		pr := &stoppingPrior{cancel: cancel, n: 6}
-		s.SetPrior(pr)
+		s.SetPrior(func() Prior { return pr })
 		before := pos.Puts()
 		res, err := s.Search(ctx, pos, Limits{Depth: 8})
 		cancel()
@@ -302,6 +302,54 @@ func TestStoppedBeforeStart(t *testing.T) {
 		}
 		if res.Depth > 0 || res.Nodes > 1 {
 			t.Errorf("position %d: a stopped search went on: depth %d, %d nodes (%s)", i, res.Depth, res.Nodes, res.Reason)
+		}
+	}
+}
+
+// TestThreads: a search on several threads (Lazy SMP) plays a legal
+// move, restores the board, counts every thread's nodes, keeps to a node
+// limit within the threads' polls, and announces only wins whose line
+// gomoku's referee accepts. (Run with -race: the threads share only the
+// transposition table, whose slots are atomic.)
+func TestThreads(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.TTBits = 14 // small: the threads overwrite each other's slots
+	positions := randomPositions(29, 24, 8, 40)
+	if testing.Short() {
+		positions = positions[:8]
+	}
+	for _, threads := range []int{2, 4} {
+		cfg.Threads = threads
+		s := New(cfg)
+		wins := 0
+		for i, pos := range positions {
+			before := pos.Board().String()
+			s.Clear()
+			const nodes = 20_000
+			res, err := s.Search(context.Background(), pos, Limits{Nodes: nodes})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pos.Board().String() != before {
+				t.Fatalf("%d threads, position %d: the board was not restored", threads, i)
+			}
+			if !res.Move.Valid() || pos.Board().At(res.Move) != gomoku.Empty {
+				t.Fatalf("%d threads, position %d: illegal move %v", threads, i, res.Move)
+			}
+			if res.Depth > 0 && (res.Nodes > nodes+int64(threads)*(256+int64(cfg.LineNodes)+2*int64(cfg.NodeVCF)) || res.Nodes < 0) {
+				t.Errorf("%d threads, position %d: %d nodes for a limit of %d", threads, i, res.Nodes, nodes)
+			}
+			if MatePlies(res.Score) > 0 {
+				wins++
+				if why := refereeLine(pos.Board(), res.PV); why != "" {
+					t.Errorf("%d threads, position %d: %s, line %v: %s", threads, i, res.Reason, res.PV, why)
+				}
+			}
+		}
+		t.Logf("%d threads: %d wins announced", threads, wins)
+		s.SetThreads(1)
+		if s.Threads() != 1 {
+			t.Errorf("SetThreads(1): %d threads", s.Threads())
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"ocvist/data"
 	"ocvist/forest"
 	"ocvist/gomocup"
+	"ocvist/internal/cli"
 	"ocvist/patterns"
 	"ocvist/policy"
 	"ocvist/search"
@@ -27,18 +28,36 @@ const defaultTurn = gomocup.DefaultTurn
 
 // agentFlags are the flags that choose one agent.
 type agentFlags struct {
-	spec string
-	seed uint64
+	spec    string
+	seed    uint64
+	threads int
 }
 
 func (a *agentFlags) register(fs *flag.FlagSet, role string) {
 	fs.StringVar(&a.spec, "agent", defaultAgent, role+": "+agentHelp)
 	fs.Uint64Var(&a.seed, "seed", 1, "the agent's random seed")
+	fs.IntVar(&a.threads, "threads", 0, "threads of a search agent (as search,threads=N; 0: the agent's own, 1 unless given)")
 }
+
+// threader is an agent that thinks on several threads (arena.Search).
+type threader interface{ SetThreads(n int) }
 
 func (a *agentFlags) new(env agentEnv) (arena.Agent, error) {
 	env.seed = a.seed
-	return newAgent(a.spec, env)
+	if a.threads < 0 || a.threads > search.MaxThreads {
+		return nil, cli.Usagef("-threads %d: want 1 to %d", a.threads, search.MaxThreads)
+	}
+	ag, err := newAgent(a.spec, env)
+	if err != nil || a.threads == 0 {
+		return ag, err
+	}
+	t, ok := ag.(threader)
+	if !ok {
+		ag.Close()
+		return nil, cli.Usagef("-threads %d: agent %s thinks on no threads", a.threads, a.spec)
+	}
+	t.SetThreads(a.threads)
+	return ag, nil
 }
 
 // agentEnv is what an agent may need besides its name.

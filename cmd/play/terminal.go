@@ -29,7 +29,7 @@ type terminalConfig struct {
 }
 
 func (c *terminalConfig) parse(args []string, stderr io.Writer) error {
-	fs := cli.NewFlagSet("play terminal", "[-agent A] [-color x|o] [-rule R] [-turn-ms MS] [-seed S]", terminalAbout, stderr)
+	fs := cli.NewFlagSet("play terminal", "[-agent A] [-color x|o] [-rule R] [-turn-ms MS] [-threads N] [-seed S]", terminalAbout, stderr)
 	c.agent.register(fs, "your opponent")
 	fs.StringVar(&c.color, "color", "x", "your colour: x (black, moves first) or o (white)")
 	fs.StringVar(&c.rule, "rule", "freestyle", "freestyle or standard")

@@ -216,6 +216,7 @@ var goroutines = map[string]string{
 	"coordinator/run.go":       "the training job's merger, a PostgreSQL prune beside it and one reader per worker process, done before Run returns",
 	"loop/loop.go":             "a generation's teacher games on Config.Workers goroutines, waited for before play returns",
 	"gomocup/think.go":         "the engine's Move for one turn, waited for before the turn's call returns",
+	"search/search.go":         "a search's helper threads (Lazy SMP, Config.Threads − 1), halted and waited for before Search returns",
 	"internal/cli/lines.go":    "the commands' input reader (internal/cli is the commands' scaffold)",
 	"internal/cli/cli.go":      "the commands' signal listener, which cancels the command's context (internal/cli is the commands' scaffold)",
 	"internal/pgtest/proxy.go": "the PostgreSQL tests' proxy, closed when its test ends (only tests import internal/pgtest)",
