@@ -462,8 +462,10 @@ func (s *Searcher) addRootRest() {
 }
 
 // searchRoot searches every root move at depth d, reorders them by score
-// (stable) and returns the best score. When the root is lost (every move
-// loses) it searches every move in a full window, and among the moves
+// (stable) and returns the best score. With Limits.RootExact, and when
+// the root is lost (every move loses), it searches every move once in a
+// full window (before 2026-11-25 RootExact searched each move twice, in
+// the window of the best score so far, then in full), and among the moves
 // that hold out equally long it puts first those that make a four, then
 // a three: defences the opponent must answer, that give a weaker search
 // the most chances to go wrong.
@@ -475,13 +477,10 @@ func (s *Searcher) searchRoot(d int) int {
 		p.Play(m.p)
 		s.nodes++
 		var sc int
-		if s.lost && !s.lim.RootExact {
+		if s.lost || s.lim.RootExact { // every move's exact score
 			sc = -s.pvs(d-1, 1, -Inf, Inf)
-		} else if i == 0 || s.lim.RootExact {
+		} else if i == 0 {
 			sc = -s.pvs(d-1, 1, -Inf, -alpha)
-			if s.lim.RootExact {
-				sc = -s.pvs(d-1, 1, -Inf, Inf)
-			}
 		} else {
 			sc = -s.pvs(d-1, 1, -alpha-1, -alpha)
 			if sc > alpha && !s.aborted {
