@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"ocvist/internal/cli"
+	"ocvist/policy"
 	"ocvist/search"
 )
 
@@ -19,13 +20,15 @@ time. With -depth another depth is searched (not the signature).
 With -time MS every position is searched for MS milliseconds instead, on
 -threads threads (Lazy SMP), from an empty table: the speed in nodes a second
 (Result.Nodes) and positions a second (every stone put, threat searches
-included), and the depth reached on average.`
+included), and the depth reached on average; with -models the search uses
+the shipped models as it does in play (its nodes cost more).`
 
 // benchConfig is the typed configuration of play bench.
 type benchConfig struct {
 	depth   int
 	timeMS  int
 	threads int
+	models  bool
 }
 
 func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
@@ -34,6 +37,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fs.IntVar(&c.depth, "depth", search.BenchDepth, "the depth of every search")
 	fs.IntVar(&c.timeMS, "time", 0, "search every position this many milliseconds instead (0: to -depth)")
 	fs.IntVar(&c.threads, "threads", 1, "threads of the timed searches")
+	fs.BoolVar(&c.models, "models", false, "the timed searches use the shipped policy and value models")
 	if err := cli.ParseNoArgs(fs, args); err != nil {
 		return err
 	}
@@ -44,8 +48,8 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return cli.Usagef("play bench: -time %d is negative", c.timeMS)
 	case c.threads < 1 || c.threads > search.MaxThreads:
 		return cli.Usagef("play bench: -threads %d: want 1 to %d", c.threads, search.MaxThreads)
-	case c.threads > 1 && c.timeMS == 0:
-		return cli.Usagef("play bench: -threads without -time: the signature is one thread's")
+	case (c.threads > 1 || c.models) && c.timeMS == 0:
+		return cli.Usagef("play bench: -threads or -models without -time: the signature is one thread's, without models")
 	}
 	if c.timeMS > 0 {
 		return benchTimed(ctx, c, stdout)
@@ -66,6 +70,18 @@ func benchTimed(ctx context.Context, c benchConfig, stdout io.Writer) error {
 	cfg := search.DefaultConfig()
 	cfg.Threads = c.threads
 	s := search.New(cfg)
+	if c.models {
+		m, err := loadModel("")
+		if err != nil {
+			return err
+		}
+		v, err := loadValue("")
+		if err != nil {
+			return err
+		}
+		s.SetPrior(func() search.Prior { return policy.NewPrior(m) })
+		s.SetValue(func() search.Value { return policy.NewValuer(v) })
+	}
 	var nodes, positions int64
 	var elapsed time.Duration
 	depth, n := 0, 0
@@ -84,7 +100,11 @@ func benchTimed(ctx context.Context, c benchConfig, stdout io.Writer) error {
 		}
 	}
 	secs := elapsed.Seconds()
-	fmt.Fprintf(stdout, "bench: %d threads, %d ms a position: %.0f nodes/s, %.0f positions/s, depth %.1f on average (%d nodes in %.3f s)\n",
-		c.threads, c.timeMS, float64(nodes)/secs, float64(positions)/secs, float64(depth)/float64(max(n, 1)), nodes, secs)
+	models := ""
+	if c.models {
+		models = ", models"
+	}
+	fmt.Fprintf(stdout, "bench: %d threads%s, %d ms a position: %.0f nodes/s, %.0f positions/s, depth %.1f on average (%d nodes in %.3f s)\n",
+		c.threads, models, c.timeMS, float64(nodes)/secs, float64(positions)/secs, float64(depth)/float64(max(n, 1)), nodes, secs)
 	return nil
 }
