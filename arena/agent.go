@@ -16,9 +16,13 @@ type Agent interface {
 	// NewGame resets the agent for a game under rule.
 	NewGame(rule gomoku.Rule) error
 	// Move returns a move for b.ToMove() in the position b, which holds the
-	// whole game so far (b.History()). The agent must not keep or modify b
-	// after returning. It should return ctx.Err() promptly once ctx is done.
-	Move(ctx context.Context, b *gomoku.Board) (gomoku.Point, error)
+	// whole game so far (b.History()). clock is the game's time control at
+	// this move as the match or the manager states it (the raw limits: an
+	// agent that thinks decides how much of them to use); ctx's deadline,
+	// if any, is the clock's limit, the referee's. The agent must not keep
+	// or modify b after returning. It should return promptly once ctx is
+	// done (its best move so far, or ctx.Err()).
+	Move(ctx context.Context, b *gomoku.Board, clock gomoku.Clock) (gomoku.Point, error)
 	// Close releases the agent's resources (an external process, a model).
 	Close() error
 }
@@ -72,7 +76,7 @@ func (r *Random) NewGame(gomoku.Rule) error { return nil }
 
 // Move draws one candidate uniformly. It consumes exactly one random number
 // per call on a non-empty board.
-func (r *Random) Move(_ context.Context, b *gomoku.Board) (gomoku.Point, error) {
+func (r *Random) Move(_ context.Context, b *gomoku.Board, _ gomoku.Clock) (gomoku.Point, error) {
 	if b.Stones() == 0 {
 		return gomoku.Center, nil
 	}

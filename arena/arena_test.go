@@ -190,7 +190,7 @@ func TestMatchGivesEachOpeningToBothColours(t *testing.T) {
 			} else {
 				a.white |= 1 << (s.games - 1)
 			}
-			return rnd.Move(context.Background(), b)
+			return rnd.Move(context.Background(), b, gomoku.Clock{})
 		}
 		return s, &a
 	}
@@ -253,17 +253,20 @@ func TestMatchCentreOpening(t *testing.T) {
 	}
 }
 
-// scripted is a test agent that misbehaves in a chosen way.
+// scripted is a test agent that misbehaves in a chosen way. It keeps the
+// clocks it was given.
 type scripted struct {
-	name  string
-	move  func(b *gomoku.Board) (gomoku.Point, error)
-	games int
+	name   string
+	move   func(b *gomoku.Board) (gomoku.Point, error)
+	games  int
+	clocks []gomoku.Clock
 }
 
 func (s *scripted) Name() string              { return s.name }
 func (s *scripted) NewGame(gomoku.Rule) error { s.games++; return nil }
 func (s *scripted) Close() error              { return nil }
-func (s *scripted) Move(ctx context.Context, b *gomoku.Board) (gomoku.Point, error) {
+func (s *scripted) Move(ctx context.Context, b *gomoku.Board, clk gomoku.Clock) (gomoku.Point, error) {
+	s.clocks = append(s.clocks, clk)
 	return s.move(b)
 }
 
@@ -273,32 +276,38 @@ func TestMatchForfeits(t *testing.T) {
 		move   func(b *gomoku.Board) (gomoku.Point, error)
 		turn   time.Duration
 		reason string
+		match  time.Duration
 	}{
 		{"occupied", func(b *gomoku.Board) (gomoku.Point, error) { return b.Last(), nil },
-			0, "illegal move"},
+			0, "illegal move", 0},
 		{"off board", func(b *gomoku.Board) (gomoku.Point, error) { return gomoku.NoPoint, nil },
-			0, "illegal move -: point is off the board"},
+			0, "illegal move -: point is off the board", 0},
 		{"error", func(b *gomoku.Board) (gomoku.Point, error) { return 0, errors.New("boom") },
-			0, "error: boom"},
+			0, "error: boom", 0},
 		{"slow", func(b *gomoku.Board) (gomoku.Point, error) {
 			time.Sleep(20 * time.Millisecond)
 			c := b.Candidates(nil)
 			return c[0], nil
-		}, time.Millisecond, "time: "},
+		}, time.Millisecond, "time: ", 0},
 		{"late and failing", func(b *gomoku.Board) (gomoku.Point, error) {
 			time.Sleep(20 * time.Millisecond) // an engine killed after its grace period
 			return gomoku.NoPoint, errors.New("engine did not answer in time")
-		}, time.Millisecond, "time: "},
+		}, time.Millisecond, "time: ", 0},
 		{"mutates the board", func(b *gomoku.Board) (gomoku.Point, error) {
 			c := b.Candidates(nil)
 			b.Play(c[0]) // on the agent's copy: the match must not see it
 			return c[0], errors.New("gave up")
-		}, 0, "error: gave up"},
+		}, 0, "error: gave up", 0},
+		{"out of match time", func(b *gomoku.Board) (gomoku.Point, error) {
+			time.Sleep(3 * time.Millisecond) // two moves take more than the game's 5 ms
+			c := b.Candidates(nil)
+			return c[0], nil
+		}, 0, "over the match clock", 5 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			bad := &scripted{name: "bad", move: tt.move}
-			r, err := Match(context.Background(), NewRandom(7), bad, Config{Games: 2, Turn: tt.turn})
+			r, err := Match(context.Background(), NewRandom(7), bad, Config{Games: 2, Turn: tt.turn, Match: tt.match})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -315,6 +324,64 @@ func TestMatchForfeits(t *testing.T) {
 				t.Errorf("NewGame called %d times, want 2", bad.games)
 			}
 		})
+	}
+}
+
+// TestMatchClock: every move gets the raw clock, its match time left
+// being the game's less what the side's moves took, plus its increments.
+func TestMatchClock(t *testing.T) {
+	const match, inc = time.Hour, time.Second
+	a := &scripted{name: "a", move: func(b *gomoku.Board) (gomoku.Point, error) { return b.Candidates(nil)[0], nil }}
+	r, err := Match(context.Background(), a, NewRandom(3), Config{Games: 2, Turn: time.Minute, Match: match, Increment: inc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := 0
+	for _, g := range r.Games {
+		left := match
+		for j, d := range g.Times {
+			if ((g.Book+j)%2 == 0) != g.ABlack {
+				continue // B's move
+			}
+			c := a.clocks[k]
+			k++
+			if c.Turn != time.Minute || c.Match != match || c.Left != left || c.Increment != inc || c.Start.IsZero() {
+				t.Fatalf("game %d, move %d: clock %+v, want turn 1m, match 1h, %v left, increment 1s", g.Index, j, c, left)
+			}
+			left += inc - d
+		}
+	}
+	if k != len(a.clocks) || k == 0 {
+		t.Errorf("%d clocks checked of %d", k, len(a.clocks))
+	}
+}
+
+// TestForced: the moves arena.Forced calls forced, which it leaves out of
+// the mean move time.
+func TestForced(t *testing.T) {
+	for _, tt := range []struct {
+		name, moves string
+		forced      bool
+	}{
+		{"empty", "", false},
+		{"quiet", "h8 i9 h10", false},
+		{"a five to make", "h8 a1 h9 a2 h10 a3 h11 b5", true},
+		{"a four to block", "h8 a1 h9 a2 h10 a3 h11", true},
+		{"an open four to make", "h8 a1 h9 a2 h10 a4", true},
+		{"a VCF", "h8 f7 d6 d5 c6 g8 h9 j11 f8 j7 g5 i9 l5 g11 g3 a5 d7 k5 h1 e3 i5 h6 c5 e7 d8 g6 e5 j3 f12 c7 d13 l4 j6 k7", true},
+		{"a win by threes", "h8 j10 i7 g5 f10 e11 k11 h4 j5 h12 e5 d6 f2 j13 d13 b14 i10 l14 c12 b7 i2 i8 g11 e10 h6 e2 m9 c3 g4 b4 e7 a9 l15 n8 d9 h7", false},
+		{"an open three to stop", "h8 a1 h9 a2 h10", false},
+	} {
+		b := gomoku.New(gomoku.Options{})
+		for _, m := range strings.Fields(tt.moves) {
+			p, err := gomoku.ParsePoint(m)
+			if err != nil || b.Play(p) != nil {
+				t.Fatalf("%s: bad move %s", tt.name, m)
+			}
+		}
+		if got := Forced(b); got != tt.forced {
+			t.Errorf("%s: Forced %v, want %v\n%s", tt.name, got, tt.forced, b)
+		}
 	}
 }
 
@@ -371,7 +438,7 @@ func TestSGFRoundTrip(t *testing.T) {
 	}
 	for i := range got {
 		w := r.Games[i]
-		w.WinLine, w.Times = nil, nil
+		w.WinLine, w.Times, w.Forced = nil, nil, nil
 		if !reflect.DeepEqual(got[i], w) {
 			t.Errorf("game %d:\n got %+v\nwant %+v", i, got[i], w)
 		}

@@ -6,9 +6,13 @@
 // Match plays every opening twice with the colours swapped: game 2i gives
 // opening i (mod the set) to A as Black, game 2i+1 the same opening to B as
 // Black. Without openings every game starts with Black's stone in the centre
-// (h8). An agent that returns an error, an illegal move, or a move after its
-// turn deadline loses that game; the reason is recorded in the Game and the
-// match goes on.
+// (h8). Every move is asked with the game's clock as it stands (the turn
+// limit, the match clock's time left: gomoku.Clock), which the agent may
+// use as it likes. An agent that returns an error, an illegal move, a move
+// after its turn limit or after its match time ran out loses that game;
+// the reason is recorded in the Game and the match goes on. The Result
+// keeps each agent's move times: the mean of the moves that were not
+// forced (Forced) and the longest.
 //
 // Elo: the score s = (wins + draws/2) / games of A maps to the logistic Elo
 // difference -400·log10(1/s - 1). The 95% interval maps the ends of the

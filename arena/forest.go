@@ -65,7 +65,7 @@ func (a *Forest) Close() error { return nil }
 
 // Move plays the best-scored candidate, or samples one when the agent has
 // a temperature.
-func (a *Forest) Move(_ context.Context, b *gomoku.Board) (gomoku.Point, error) {
+func (a *Forest) Move(_ context.Context, b *gomoku.Board, _ gomoku.Clock) (gomoku.Point, error) {
 	res, scores, err := a.pol.Rank(b)
 	if err != nil {
 		return gomoku.NoPoint, err

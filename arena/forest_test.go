@@ -32,7 +32,7 @@ func TestForestAgent(t *testing.T) {
 	b.Play(gomoku.Center)
 	b.Play(gomoku.Pt(8, 8))
 	ranked := a.Rank(b)
-	p, err := a.Move(context.Background(), b)
+	p, err := a.Move(context.Background(), b, gomoku.Clock{})
 	if err != nil || len(ranked) == 0 || p != ranked[0].Point {
 		t.Fatalf("move %v, %v; ranked first %v", p, err, ranked)
 	}
@@ -48,7 +48,7 @@ func TestForestAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q, _ := sa.Move(context.Background(), b); q == p || sa.Name() != "with-stats" {
+	if q, _ := sa.Move(context.Background(), b, gomoku.Clock{}); q == p || sa.Name() != "with-stats" {
 		t.Errorf("with statistics against %v it still plays %v", p, q)
 	}
 }

@@ -1,6 +1,7 @@
 package arena
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 
@@ -27,8 +28,7 @@ func GenerateOpenings(seed uint64, n int, rule gomoku.Rule) ([]Opening, error) {
 		return nil, fmt.Errorf("generate openings: n %d: want at least 1", n)
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x09e4119))
-	s := search.New(search.Config{TTBits: 14, Width: []int{1, 6, 7, 8}, RootWidth: 12,
-		LeafVCF: 40, NodeVCF: 100, RootVCF: 2000, RootVCT: 2000, Weights: search.DefaultWeights()})
+	s := search.New(openingSearch())
 	seen := map[string]bool{}
 	var out []Opening
 	opts := gomoku.Options{Rule: rule}
@@ -83,6 +83,14 @@ func balanced(pos *patterns.Position, s *search.Searcher) bool {
 		}
 	}
 	s.Clear()
-	res, err := s.Search(pos, search.Limits{Nodes: 4000})
+	res, err := s.Search(context.Background(), pos, search.Limits{Nodes: 4000})
 	return err == nil && !search.IsMate(res.Score) && res.Score >= -OpeningBalance && res.Score <= OpeningBalance
+}
+
+// openingSearch is the small search that judges a generated opening.
+func openingSearch() search.Config {
+	c := search.DefaultConfig()
+	c.TTBits, c.Width, c.RootWidth = 14, []int{1, 6, 7, 8}, 12
+	c.LeafVCF, c.NodeVCF, c.RootVCF, c.RootVCT = 40, 100, 2000, 2000
+	return c
 }

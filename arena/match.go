@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"ocvist/gomoku"
+	"ocvist/patterns"
 )
 
 // Config configures a match. The zero value plays 2 games from the centre
@@ -19,9 +20,15 @@ type Config struct {
 	// Openings are the start positions, used in order and cycled. Empty
 	// means every game starts from Black's stone in the centre.
 	Openings []Opening
-	// Turn is each move's deadline; 0 means none. A move or an error
+	// Turn is each move's time limit; 0 means none. A move or an error
 	// returned after it loses the game on time.
 	Turn time.Duration
+	// Match is each side's time for all its moves of a game (a match
+	// clock); 0 means none. Increment is added to a side's time left after
+	// each of its moves. A side whose time left falls below zero loses
+	// the game on time. The agents are given the raw clock (gomoku.Clock:
+	// the turn limit, the match time, what is left of it) at every move.
+	Match, Increment time.Duration
 	// Progress, if set, is called after every game with the game and the
 	// running totals, on the caller's goroutine, games in index order. It
 	// must not keep r past the call's return.
@@ -54,6 +61,7 @@ type Game struct {
 	Reason  string
 	Forfeit bool            // the loser broke a rule rather than lost on the board
 	Times   []time.Duration // time per non-book move, parallel to Moves[Book:]
+	Forced  []bool          // per non-book move: whether it was forced (see Forced)
 }
 
 // AResult is the game's result from A's point of view: 1 win, 0.5 draw, 0 loss.
@@ -94,7 +102,7 @@ type Result struct {
 	A, B           string // agent names
 	Total          Tally
 	ABlack, AWhite Tally
-	MaxTime        [2]time.Duration // the longest move of A and of B
+	Time           [2]MoveTimes // the move times of A and of B
 	Games          []Game
 	Decision       Decision // the SPRT's verdict (Undecided without one)
 	LLR            float64  // the SPRT's log-likelihood ratio
@@ -123,7 +131,7 @@ func (r *Result) add(g *Game) {
 		if black == g.ABlack {
 			k = 0
 		}
-		r.MaxTime[k] = max(r.MaxTime[k], d)
+		r.Time[k].add(d, j < len(g.Forced) && g.Forced[j])
 	}
 	r.Total.add(g)
 	if g.ABlack {
@@ -340,14 +348,18 @@ func playGame(ctx context.Context, a, b Agent, cfg Config, i int) (*Game, error)
 			return forfeit(g, c, "error: new game: "+err.Error()), nil
 		}
 	}
+	left := [3]time.Duration{gomoku.Black: cfg.Match, gomoku.White: cfg.Match}
 	for !board.Over() {
-		lost, err := playTurn(ctx, g, board, seat(board.ToMove()), cfg.Turn)
+		c := board.ToMove()
+		clock := gomoku.Clock{Turn: cfg.Turn, Match: cfg.Match, Left: left[c], Increment: cfg.Increment}
+		lost, err := playTurn(ctx, g, board, seat(c), clock)
 		if err != nil {
 			return nil, err
 		}
 		if lost {
 			return g, nil
 		}
+		left[c] += cfg.Increment - g.Times[len(g.Times)-1]
 	}
 	g.end(board)
 	return g, nil
@@ -368,19 +380,24 @@ func startGame(cfg Config, i int) (*Game, *gomoku.Board) {
 	return g, board
 }
 
-// playTurn asks ag, the side to move, for a move and plays it. It reports
-// whether ag lost the game by forfeit (late, an error or an illegal move;
-// g then says so), and returns an error only when ctx is done.
-func playTurn(ctx context.Context, g *Game, board *gomoku.Board, ag Agent, turn time.Duration) (lost bool, err error) {
+// playTurn asks ag, the side to move, for a move under clock and plays
+// it. It reports whether ag lost the game by forfeit (late, an error or
+// an illegal move; g then says so), and returns an error only when ctx is
+// done.
+func playTurn(ctx context.Context, g *Game, board *gomoku.Board, ag Agent, clock gomoku.Clock) (lost bool, err error) {
 	side := board.ToMove()
-	p, d, err := timedMove(ctx, ag, board, turn)
+	g.Forced = append(g.Forced, Forced(board))
+	p, d, err := timedMove(ctx, ag, board, clock)
 	if ctx.Err() != nil {
 		return false, ctx.Err()
 	}
 	g.Times = append(g.Times, d)
-	switch {
-	case turn > 0 && d > turn: // before err: a late agent's error is its deadline's
-		forfeit(g, side, fmt.Sprintf("time: %v over the %v turn limit", d-turn, turn))
+	switch { // time first: a late agent's error is its deadline's
+	case clock.Turn > 0 && d > clock.Turn:
+		forfeit(g, side, fmt.Sprintf("time: %v over the %v turn limit", d-clock.Turn, clock.Turn))
+		return true, nil
+	case clock.Match > 0 && d > clock.Left:
+		forfeit(g, side, fmt.Sprintf("time: %v over the match clock (%v left of %v)", d-clock.Left, clock.Left, clock.Match))
 		return true, nil
 	case err != nil:
 		forfeit(g, side, "error: "+err.Error())
@@ -409,17 +426,18 @@ func (g *Game) end(board *gomoku.Board) {
 }
 
 // timedMove asks ag for a move on a copy of board, so that a misbehaving
-// agent cannot change the match's position.
-func timedMove(ctx context.Context, ag Agent, board *gomoku.Board, turn time.Duration) (gomoku.Point, time.Duration, error) {
-	if turn > 0 {
+// agent cannot change the match's position, with the clock started now
+// and, as the context's deadline, the clock's limit.
+func timedMove(ctx context.Context, ag Agent, board *gomoku.Board, clock gomoku.Clock) (gomoku.Point, time.Duration, error) {
+	clock.Start = time.Now()
+	if limit, ok := clock.Limit(); ok {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, turn)
+		ctx, cancel = context.WithDeadline(ctx, clock.Start.Add(limit))
 		defer cancel()
 	}
 	view := *board
-	start := time.Now()
-	p, err := ag.Move(ctx, &view)
-	return p, time.Since(start), err
+	p, err := ag.Move(ctx, &view, clock)
+	return p, time.Since(clock.Start), err
 }
 
 func forfeit(g *Game, loser gomoku.Player, reason string) *Game {
@@ -427,4 +445,60 @@ func forfeit(g *Game, loser gomoku.Player, reason string) *Game {
 	g.Reason = fmt.Sprintf("%v %s", loser, reason)
 	g.Forfeit = true
 	return g
+}
+
+// MoveTimes are one agent's move times over a match. A forced move (see
+// Forced) takes an engine little time by design; the mean leaves them out,
+// so that it measures how much of its clock an agent uses where it has a
+// choice. The longest move counts them all.
+type MoveTimes struct {
+	Moves    int           // moves timed
+	Forced   int           // of them forced
+	Unforced time.Duration // the total time of the moves not forced
+	Max      time.Duration // the longest move
+}
+
+func (m *MoveTimes) add(d time.Duration, forced bool) {
+	m.Moves++
+	m.Max = max(m.Max, d)
+	if forced {
+		m.Forced++
+	} else {
+		m.Unforced += d
+	}
+}
+
+// Mean is the mean time of the moves that were not forced (0 with none).
+func (m MoveTimes) Mean() time.Duration {
+	if n := m.Moves - m.Forced; n > 0 {
+		return m.Unforced / time.Duration(n)
+	}
+	return 0
+}
+
+// forcedVCFNodes bounds the VCF that Forced tries.
+const forcedVCFNodes = 10_000
+
+// Forced reports whether the side to move on b has a forced move by the
+// rules and the shapes alone, whatever the engine: a five to make, a
+// five-point of the opponent's to block (the only move that does not
+// lose), an open four to make, or a win by continuous fours that
+// patterns.VCF finds within 10,000 nodes. An engine plays these at once;
+// the arena leaves them out of an agent's mean move time. (Wins by
+// threes, which a search may also find at once, are not told apart: they
+// count as choices.)
+func Forced(b *gomoku.Board) bool {
+	if b.Over() || b.Stones() == 0 {
+		return false
+	}
+	pos := patterns.FromBoard(b)
+	me := b.ToMove()
+	if !pos.Set(patterns.MakesFive, me).Empty() || !pos.Set(patterns.MakesFive, me.Other()).Empty() || !pos.Set(patterns.MakesWin, me).Empty() {
+		return true
+	}
+	if pos.Set(patterns.MakesFour, me).Empty() {
+		return false
+	}
+	_, ok, _ := patterns.VCF(pos, me, patterns.Limits{MaxNodes: forcedVCFNodes, MaxDepth: 30})
+	return ok
 }

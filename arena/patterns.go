@@ -44,7 +44,7 @@ func (a *Patterns) filter(b *gomoku.Board) patterns.Result {
 
 // Move draws one of the filter's candidates uniformly, consuming one random
 // number per call.
-func (a *Patterns) Move(_ context.Context, b *gomoku.Board) (gomoku.Point, error) {
+func (a *Patterns) Move(_ context.Context, b *gomoku.Board, _ gomoku.Clock) (gomoku.Point, error) {
 	res := a.filter(b)
 	if len(res.Moves) == 0 {
 		return gomoku.NoPoint, ErrNoMove

@@ -1,7 +1,6 @@
 package arena
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -15,23 +14,22 @@ import (
 
 // SearchConfig configures a Search agent.
 type SearchConfig struct {
-	Name   string        // shown in results; "" means "search"
-	Engine search.Config // zero: search.DefaultConfig()
+	Name string // shown in results; "" means "search"
+	// Engine is the search's configuration; zero: search.DefaultConfig().
+	// Its PriorDepth and ValueScale say where and how much the models
+	// below count.
+	Engine search.Config
 	// Nodes and Depth bound every move (deterministic play); with neither,
-	// the move's time comes from its context's deadline (the arena's turn
-	// limit, the Gomocup engine's budget), or one second without one.
+	// the search's time manager decides the move's time from the clock
+	// Move is given (without one: its context's deadline as a turn limit,
+	// else DefaultTurn).
 	Nodes int64
 	Depth int
-	// Model, if set, ranks moves for the search (a learned prior) at the
-	// root and at nodes with at least PriorDepth plies left (0 means
-	// DefaultPriorDepth).
-	Model      *policy.Model
-	PriorDepth int
-	// Value, if set, adds ValueScale·(v − ½) of the value model's estimate
-	// v to every evaluation (0 means DefaultValueScale).
-	Value      *policy.ValueModel
-	ValueScale float64
-	HintNodes  int64 // the node budget of Rank (hints); 0 means 300,000
+	// Model, if set, ranks moves for the search (a learned prior).
+	Model *policy.Model
+	// Value, if set, adds the value model's estimate to every evaluation.
+	Value     *policy.ValueModel
+	HintNodes int64 // the node budget of Rank (hints); 0 means 300,000
 	// AnyRule lets the models serve a game under a rule they were not
 	// fitted for rather than refuse it; the agent's Notice says so. Their
 	// features are read from the game's own shapes, and freestyle and
@@ -41,26 +39,6 @@ type SearchConfig struct {
 	// gen-seed 75; pair score 95% interval 62.3–69.9%).
 	AnyRule bool
 }
-
-// DefaultPriorDepth is the least depth left at which the search asks the
-// learned prior to order moves. The prior costs as much as thousands of
-// nodes a call, so it is asked where a good order saves most. Measured at
-// 100 ms a move (paired games from generated openings, the shipped models):
-// 6 against 4 scored 52.2% (1,000 games, gen-seed 62) and 52.0% (1,000,
-// gen-seed 63), together +15 Elo (pair score 95% interval 50.6–52.7%).
-// 8 against 6: 51.1% and 49.0% (1,000 games each, gen-seeds 64, 65). The
-// learning loop's teacher keeps 4 (loop.TeacherPriorDepth).
-const DefaultPriorDepth = 6
-
-// DefaultValueScale is the evaluation units a value estimate of 1 (a sure
-// win) adds over ½: the value model outweighs the hand-set shape counts
-// (an open three is about 30). Tuned by node-limited matches of the shipped
-// models against the 2026-11-21 model (40,000 nodes a move, paired games
-// from generated openings, gen-seed 31): scale 300 scored 60% (53 games),
-// 1,500 80% (50; 3,000 about the same on those), 3,000 72% (129), 6,000
-// 70% (112). The learning loop's teacher keeps its own scale
-// (loop.TeacherValueScale).
-const DefaultValueScale = 3000
 
 // Search plays the alpha-beta engine of package search.
 type Search struct {
@@ -80,12 +58,11 @@ func NewSearch(cfg SearchConfig) (*Search, error) {
 		cfg.Engine = search.DefaultConfig()
 	}
 	a := &Search{cfg: cfg, s: search.New(cfg.Engine)}
-	if cfg.Model != nil {
-		pr := policy.NewPrior(cfg.Model)
-		a.s.SetPrior(pr, cmp.Or(cfg.PriorDepth, DefaultPriorDepth))
+	if m := cfg.Model; m != nil {
+		a.s.SetPrior(func() search.Prior { return policy.NewPrior(m) })
 	}
-	if cfg.Value != nil {
-		a.s.SetValue(policy.NewValuer(cfg.Value), cmp.Or(cfg.ValueScale, DefaultValueScale))
+	if v := cfg.Value; v != nil {
+		a.s.SetValue(func() search.Value { return policy.NewValuer(v) })
 	}
 	return a, nil
 }
@@ -119,43 +96,42 @@ func (a *Search) Notice() string { return a.notice }
 // Close does nothing.
 func (a *Search) Close() error { return nil }
 
-// Stop ends a running Move at once with its best move so far (Gomocup's
-// YXSTOP); safe from any goroutine.
-func (a *Search) Stop() { a.s.Stop() }
+// SetThreads sets how many threads the search uses (search.Config.Threads;
+// Gomocup's INFO thread_num). Not during a move.
+func (a *Search) SetThreads(n int) { a.s.SetThreads(n) }
 
 // Last is the result of the last Move or Rank.
 func (a *Search) Last() search.Result { return a.last }
 
-// Move searches within the configured limits or the context's deadline:
-// at most 80% of the time left less 5 ms, no new iteration after 30% of it. A
-// cancelled context stops the search with its best move so far.
-func (a *Search) Move(ctx context.Context, b *gomoku.Board) (gomoku.Point, error) {
+// DefaultTurn is the turn limit of a Search's move that has neither a
+// clock nor a context deadline.
+const DefaultTurn = time.Second
+
+// Move searches within the configured limits, or passes the clock to the
+// search's time manager. A cancelled context stops the search with its
+// best move so far (Gomocup's YXSTOP), also one cancelled before Move is
+// called.
+func (a *Search) Move(ctx context.Context, b *gomoku.Board, clock gomoku.Clock) (gomoku.Point, error) {
 	lim := search.Limits{Nodes: a.cfg.Nodes, Depth: a.cfg.Depth}
 	if lim.Nodes == 0 && lim.Depth == 0 {
-		lim = timeLimits(ctx)
+		lim.Clock = clock
+		if !clock.Limited() {
+			lim.Clock = gomoku.Clock{Start: time.Now(), Turn: DefaultTurn}
+			if dl, ok := ctx.Deadline(); ok {
+				lim.Clock.Turn = max(time.Until(dl), time.Nanosecond)
+			}
+		}
 	}
-	stop := context.AfterFunc(ctx, a.s.Stop)
-	defer stop()
-	res, err := a.search(b, lim)
+	res, err := a.search(ctx, b, lim)
 	if err != nil {
 		return gomoku.NoPoint, err
 	}
 	return res.Move, nil
 }
 
-func timeLimits(ctx context.Context) search.Limits {
-	now := time.Now()
-	dl, ok := ctx.Deadline()
-	if !ok {
-		dl = now.Add(time.Second)
-	}
-	left := dl.Sub(now)
-	return search.Limits{Deadline: now.Add(left*80/100 - 5*time.Millisecond), Soft: now.Add(left * 30 / 100)}
-}
-
-func (a *Search) search(b *gomoku.Board, lim search.Limits) (search.Result, error) {
+func (a *Search) search(ctx context.Context, b *gomoku.Board, lim search.Limits) (search.Result, error) {
 	a.pos.Reset(b)
-	res, err := a.s.Search(&a.pos, lim)
+	res, err := a.s.Search(ctx, &a.pos, lim)
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", a.cfg.Name, err)
 	}
@@ -171,7 +147,7 @@ func (a *Search) Rank(b *gomoku.Board) []Scored {
 	if n == 0 {
 		n = 300_000
 	}
-	res, err := a.search(b, search.Limits{Nodes: n})
+	res, err := a.search(context.Background(), b, search.Limits{Nodes: n})
 	if err != nil {
 		return nil
 	}

@@ -27,7 +27,7 @@ func middleGames(tb testing.TB, n, plies int) []*gomoku.Board {
 			}
 		}
 		for range plies {
-			m, err := a.Move(context.Background(), b)
+			m, err := a.Move(context.Background(), b, gomoku.Clock{})
 			if err != nil {
 				tb.Fatal(err)
 			}
@@ -71,7 +71,7 @@ func BenchmarkSearchModels(b *testing.B) {
 				if err := a.NewGame(gomoku.Freestyle); err != nil {
 					b.Fatal(err)
 				}
-				if _, err := a.Move(context.Background(), boards[i%len(boards)]); err != nil {
+				if _, err := a.Move(context.Background(), boards[i%len(boards)], gomoku.Clock{}); err != nil {
 					b.Fatal(err)
 				}
 				nodes += a.Last().Nodes

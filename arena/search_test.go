@@ -8,6 +8,7 @@ import (
 
 	"ocvist/data"
 	"ocvist/forest"
+	"ocvist/gomocup"
 	"ocvist/gomoku"
 	"ocvist/policy"
 )
@@ -74,8 +75,49 @@ func TestSearchAgentRules(t *testing.T) {
 		}
 		b := gomoku.New(gomoku.Options{Rule: c.rule})
 		b.Play(gomoku.Center)
-		if p, err := a.Move(context.Background(), b); err != nil || b.Play(p) != nil {
+		if p, err := a.Move(context.Background(), b, gomoku.Clock{}); err != nil || b.Play(p) != nil {
 			t.Errorf("%s: move %v, %v", c.name, p, err)
 		}
+	}
+}
+
+// gatedSearch begins its move only once the move's context is done.
+type gatedSearch struct{ *Search }
+
+func (g gatedSearch) Move(ctx context.Context, b *gomoku.Board, clk gomoku.Clock) (gomoku.Point, error) {
+	<-ctx.Done()
+	return g.Search.Move(ctx, b, clk)
+}
+
+// TestSearchStoppedBeforeMove: through the Gomocup server, a YXSTOP queued
+// behind TURN, which the server takes before the search begins (the
+// engine waits for it), stops the search at once: with a turn limit of
+// 28 hours and no node limit the reply is still a legal move of the
+// search's, not the fallback.
+func TestSearchStoppedBeforeMove(t *testing.T) {
+	a, err := NewSearch(SearchConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := make(chan string, 8)
+	for _, l := range []string{"START 15", "INFO timeout_turn 100000000", "BOARD", "7,7,2", "8,8,1", "7,8,2", "DONE", "YXSTOP"} {
+		in <- l
+	}
+	close(in)
+	var out bytes.Buffer
+	srv := gomocup.NewServer(gatedSearch{a}, &out, gomocup.Options{})
+	if err := srv.Serve(context.Background(), in); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || lines[0] != "OK" {
+		t.Fatalf("replies %q, want OK and a move", lines)
+	}
+	p, err := gomoku.ParseGomocup(lines[1])
+	if err != nil || srv.Board().At(p) == gomoku.Empty || srv.Board().Stones() != 4 {
+		t.Errorf("reply %q: not a move played (%v)", lines[1], err)
+	}
+	if r := a.Last(); r.Depth != 0 || r.Nodes > 1 {
+		t.Errorf("the search went on after the stop: depth %d, %d nodes (%s)", r.Depth, r.Nodes, r.Reason)
 	}
 }

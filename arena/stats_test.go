@@ -153,7 +153,7 @@ func TestGenerateOpenings(t *testing.T) {
 			t.Errorf("opening %d repeats a position", i)
 		}
 		seen[key] = true
-		res, err := s.Search(pos, search.Limits{Nodes: 4000})
+		res, err := s.Search(context.Background(), pos, search.Limits{Nodes: 4000})
 		if err != nil || search.IsMate(res.Score) {
 			t.Errorf("opening %d: %v (score %d)", i, err, res.Score)
 		}

@@ -37,7 +37,7 @@ type TeacherConfig struct {
 	Gen        int     `json:"gen"`
 	Policy     string  `json:"policy"`          // the policy model's file (the search's prior)
 	Value      string  `json:"value,omitempty"` // the value model's file ("" none)
-	PriorDepth int     `json:"prior_depth"`     // see arena.SearchConfig
+	PriorDepth int     `json:"prior_depth"`     // see search.Config.PriorDepth
 	ValueScale float64 `json:"value_scale"`
 }
 
@@ -88,14 +88,16 @@ func (c *TeacherConfig) NewTeacher() (*selfplay.Teacher, error) {
 	if err := tc.Validate(); err != nil {
 		return nil, err
 	}
-	t := selfplay.NewTeacher(tc, search.DefaultConfig())
-	t.Searcher().SetPrior(policy.NewPrior(pm), c.PriorDepth)
+	scfg := search.DefaultConfig()
+	scfg.PriorDepth, scfg.ValueScale = c.PriorDepth, c.ValueScale
+	t := selfplay.NewTeacher(tc, scfg)
+	t.Searcher().SetPrior(func() search.Prior { return policy.NewPrior(pm) })
 	if c.Value != "" {
 		vm, err := policy.LoadValueFile(c.Value)
 		if err != nil {
 			return nil, err
 		}
-		t.Searcher().SetValue(policy.NewValuer(vm), c.ValueScale)
+		t.Searcher().SetValue(func() search.Value { return policy.NewValuer(vm) })
 	}
 	return t, nil
 }

@@ -14,7 +14,11 @@ import (
 
 // ClientOptions configure a Client. Zero fields take the defaults.
 type ClientOptions struct {
-	Turn  time.Duration // sent as INFO timeout_turn; 0 means DefaultTurn
+	// Turn is sent as INFO timeout_turn when the engine starts (with
+	// timeout_match 0), and bounds a move without a clock; 0 means
+	// DefaultTurn. Each move's clock, when it has limits, is sent before
+	// the move (see Move).
+	Turn  time.Duration
 	Grace time.Duration // after a move's deadline, before a silent engine is killed; 0 means 1 s
 	Greet time.Duration // for the answers to START, RESTART and ABOUT; 0 means 5 s
 	// Log receives the engine's stderr and its MESSAGE and DEBUG lines;
@@ -38,9 +42,11 @@ func (o *ClientOptions) defaults() {
 // Client is the manager side of the protocol: it drives an external engine
 // process as a tournament manager does. START 15, the INFO limits and
 // ABOUT when started; RESTART and INFO rule before each game (a new
-// process when RESTART is not answered OK); BEGIN, TURN or BOARD for each
-// move; END on Close. An engine that does not answer a move by the move's
-// deadline plus the grace is killed, and started again for the next game.
+// process when RESTART is not answered OK); the move's clock (INFO
+// timeout_turn and timeout_match when they change, time_left under a
+// match clock) and BEGIN, TURN or BOARD for each move; END on Close. An
+// engine that does not answer a move by the move's limit plus the grace
+// is killed, and started again for the next game.
 //
 // A Client has the methods of arena.Agent. It is used by one goroutine and
 // starts none of its own: replies are read with deadlines on the engine's
@@ -54,6 +60,7 @@ type Client struct {
 	clean bool           // the engine's board is empty and no game command was sent
 	known []gomoku.Point // the position the engine holds, in order
 	rule  gomoku.Rule
+	sent  [2]int64 // the timeout_turn and timeout_match the engine was last sent, in ms
 }
 
 // StartClient starts the engine argv[0] with the arguments argv[1:] and
@@ -93,7 +100,36 @@ func (c *Client) start() error {
 	} {
 		p.send(info)
 	}
+	c.sent = [2]int64{c.opts.Turn.Milliseconds(), 0}
 	c.clean, c.known = true, nil
+	return nil
+}
+
+// sendClock tells the engine the move's clock, if it has limits:
+// timeout_turn and timeout_match when they differ from what the engine
+// was told (a match clock without a turn limit is sent as a turn limit of
+// the whole match time: no move can take longer), and time_left under a
+// match clock.
+func (c *Client) sendClock(clk gomoku.Clock) error {
+	if !clk.Limited() {
+		return nil
+	}
+	turn := clk.Turn
+	if turn == 0 {
+		turn = clk.Match
+	}
+	want := [2]int64{turn.Milliseconds(), clk.Match.Milliseconds()}
+	for i, key := range []string{"timeout_turn", "timeout_match"} {
+		if want[i] != c.sent[i] {
+			if err := c.p.send(CmdInfo{key, fmt.Sprint(want[i])}); err != nil {
+				return err
+			}
+			c.sent[i] = want[i]
+		}
+	}
+	if clk.Match > 0 {
+		return c.p.send(CmdInfo{"time_left", fmt.Sprint(clk.Left.Milliseconds())})
+	}
 	return nil
 }
 
@@ -163,21 +199,27 @@ func (c *Client) NewGame(rule gomoku.Rule) error {
 	return c.p.send(ruleInfo(rule))
 }
 
-// Move sends the position b (TURN when the engine holds all of it but the
-// last stone, BEGIN on an empty board, else BOARD) and reads the engine's
-// move by ctx's deadline (or the turn limit) plus the grace. A cancelled
-// ctx stops the wait. An engine that fails to answer is killed.
-func (c *Client) Move(ctx context.Context, b *gomoku.Board) (gomoku.Point, error) {
+// Move sends the move's clock (sendClock) and the position b (TURN when
+// the engine holds all of it but the last stone, BEGIN on an empty board,
+// else BOARD) and reads the engine's move by the clock's limit (without
+// one, ctx's deadline or the turn limit of the options) plus the grace. A
+// cancelled ctx stops the wait. An engine that fails to answer is killed.
+func (c *Client) Move(ctx context.Context, b *gomoku.Board, clock gomoku.Clock) (gomoku.Point, error) {
 	if c.p == nil {
 		return gomoku.NoPoint, errors.New("engine is not running")
 	}
-	if err := c.sendPosition(b); err != nil {
+	if clock.Start.IsZero() {
+		clock.Start = time.Now()
+	}
+	if err := c.sendPosition(b, clock); err != nil {
 		c.kill()
 		return gomoku.NoPoint, err
 	}
 	deadline, ok := ctx.Deadline()
-	if !ok {
-		deadline = time.Now().Add(c.opts.Turn)
+	if limit, limited := clock.Limit(); limited {
+		deadline = clock.Start.Add(limit)
+	} else if !ok {
+		deadline = clock.Start.Add(c.opts.Turn)
 	}
 	p, err := c.readMove(ctx, deadline.Add(c.opts.Grace))
 	if err != nil {
@@ -187,16 +229,21 @@ func (c *Client) Move(ctx context.Context, b *gomoku.Board) (gomoku.Point, error
 	return p, nil
 }
 
-func (c *Client) sendPosition(b *gomoku.Board) error {
+// sendPosition sends the clock and the command that asks for the move on b.
+func (c *Client) sendPosition(b *gomoku.Board, clk gomoku.Clock) error {
 	hist := b.History()
 	var err error
 	switch {
 	case c.clean && len(hist) == 0:
-		err = c.p.send(CmdBegin{})
+		if err = c.sendClock(clk); err == nil {
+			err = c.p.send(CmdBegin{})
+		}
 	case len(hist) == len(c.known)+1 && slices.Equal(hist[:len(c.known)], c.known):
-		err = c.p.send(CmdTurn{hist[len(hist)-1]})
+		if err = c.sendClock(clk); err == nil {
+			err = c.p.send(CmdTurn{hist[len(hist)-1]})
+		}
 	default:
-		err = c.board(b)
+		err = c.board(b, clk)
 	}
 	c.clean, c.known = false, nil
 	return err
@@ -225,8 +272,8 @@ func (c *Client) readMove(ctx context.Context, deadline time.Time) (gomoku.Point
 }
 
 // board sends the position b as a BOARD block in play order, after
-// RESTART when the engine holds another position.
-func (c *Client) board(b *gomoku.Board) error {
+// RESTART when the engine holds another position, and the clock.
+func (c *Client) board(b *gomoku.Board, clk gomoku.Clock) error {
 	if !c.clean {
 		if err := c.restart(); err != nil {
 			return err
@@ -234,6 +281,9 @@ func (c *Client) board(b *gomoku.Board) error {
 		if err := c.p.send(ruleInfo(c.rule)); err != nil {
 			return err
 		}
+	}
+	if err := c.sendClock(clk); err != nil {
+		return err
 	}
 	cmd := CmdBoard{}
 	me := b.ToMove()

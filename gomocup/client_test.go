@@ -69,11 +69,11 @@ func TestClientTranscript(t *testing.T) {
 	if c.Name() != "engine:Fake" {
 		t.Errorf("name %q, want engine:Fake (from ABOUT)", c.Name())
 	}
-	move := func(b *gomoku.Board, want gomoku.Point) {
+	move := func(b *gomoku.Board, clk gomoku.Clock, want gomoku.Point) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if p, err := c.Move(ctx, b); err != nil || p != want {
+		if p, err := c.Move(ctx, b, clk); err != nil || p != want {
 			t.Fatalf("move %v, %v; want %v", p, err, want)
 		}
 		b.Play(want)
@@ -82,14 +82,15 @@ func TestClientTranscript(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := gomoku.New(gomoku.Options{})
-	move(b, gomoku.Center)           // BEGIN
-	b.Play(gomoku.Pt(8, 8))          // the opponent's stone
-	move(b, gomoku.Pt(9, 9))         // TURN, answered by SUGGEST and PLAY
-	b = gomoku.New(gomoku.Options{}) // another position
+	const s = time.Second
+	move(b, gomoku.Clock{Turn: 1500 * time.Millisecond}, gomoku.Center)          // BEGIN; the engine knows the limit
+	b.Play(gomoku.Pt(8, 8))                                                      // the opponent's stone
+	move(b, gomoku.Clock{Turn: s, Match: 60 * s, Left: 59 * s}, gomoku.Pt(9, 9)) // the limits, time_left, TURN, answered by SUGGEST and PLAY
+	b = gomoku.New(gomoku.Options{})                                             // another position
 	for _, p := range []gomoku.Point{gomoku.Pt(3, 3), gomoku.Pt(4, 4), gomoku.Pt(5, 5)} {
 		b.Play(p)
 	}
-	move(b, gomoku.Pt(1, 1)) // RESTART, INFO rule and BOARD
+	move(b, gomoku.Clock{Match: 60 * s, Left: 58500 * time.Millisecond}, gomoku.Pt(1, 1)) // RESTART, INFO rule, the match alone (its time as the turn's), BOARD
 	if err := c.NewGame(gomoku.Standard); err != nil {
 		t.Fatal(err)
 	}
@@ -106,10 +107,15 @@ INFO game_type 1
 ABOUT
 INFO rule 0
 BEGIN
+INFO timeout_turn 1000
+INFO timeout_match 60000
+INFO time_left 59000
 TURN 8,8
 PLAY 9,9
 RESTART
 INFO rule 0
+INFO timeout_turn 60000
+INFO time_left 58500
 BOARD
 3,3,2
 4,4,1
@@ -150,7 +156,7 @@ func TestClientHangAndRestart(t *testing.T) {
 	move := func() (gomoku.Point, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
-		return c.Move(ctx, b)
+		return c.Move(ctx, b, gomoku.Clock{})
 	}
 	if err := c.NewGame(gomoku.Freestyle); err != nil {
 		t.Fatal(err)
@@ -204,7 +210,7 @@ func TestClientCancel(t *testing.T) {
 	c.NewGame(gomoku.Freestyle)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 	cancel()
-	if _, err := c.Move(ctx, gomoku.New(gomoku.Options{})); err != context.Canceled || c.p != nil {
+	if _, err := c.Move(ctx, gomoku.New(gomoku.Options{}), gomoku.Clock{}); err != context.Canceled || c.p != nil {
 		t.Errorf("move with a cancelled context: %v, engine still running %v", err, c.p != nil)
 	}
 }

@@ -1,6 +1,10 @@
 package gomocup
 
-import "time"
+import (
+	"time"
+
+	"ocvist/gomoku"
+)
 
 // Timing of the engine's moves.
 const (
@@ -12,6 +16,10 @@ const (
 )
 
 // clock is the time control of a game: the INFO limits and the time used.
+// The server computes no budget from it: the engine gets it raw (raw) and
+// decides (package search's time manager); the server only keeps the
+// protocol's limit, by which it plays a fallback move for an engine that
+// has not answered (fallbackAt).
 type clock struct {
 	turn     time.Duration // timeout_turn
 	match    time.Duration // timeout_match, 0 = none
@@ -25,35 +33,43 @@ type clock struct {
 // without overflow.
 func millis(n int64) time.Duration { return time.Duration(min(n, maxMillis)) * time.Millisecond }
 
-// limit is the time this move may take: the turn limit (fastTurn for
-// timeout_turn 0), at most a 15th of the game time left: time_left when
-// sent (unless timeout_match 0 said the match time is not limited: then
-// time_left means nothing), else timeout_match less the time used.
-func (c *clock) limit() time.Duration {
-	limit := c.turn
-	if limit == 0 {
-		limit = fastTurn
+// raw is the move's clock as the manager stated it, the move's time
+// counted from start: the turn limit (fastTurn for timeout_turn 0, "as
+// fast as possible"); the match clock when the game's time is limited:
+// time_left when sent (unless timeout_match 0 said the match time is not
+// limited: then time_left means nothing), else timeout_match less the time
+// used. A manager that sends time_left without timeout_match gives no
+// match total: time_left stands for it.
+func (c *clock) raw(start time.Time) gomoku.Clock {
+	clk := gomoku.Clock{Start: start, Turn: c.turn}
+	if clk.Turn == 0 {
+		clk.Turn = fastTurn
 	}
 	left, ok := c.timeLeft, c.haveLeft && !(c.matchSet && c.match == 0)
 	if !ok && c.match > 0 {
 		left, ok = c.match-c.used, true
 	}
 	if ok {
-		limit = min(limit, max(left, 0)/15)
+		clk.Match, clk.Left = c.match, left
+		if clk.Match <= 0 {
+			clk.Match = max(left, time.Millisecond)
+		}
 	}
-	return limit
+	return clk
 }
 
-// budget is the engine's time for a move whose limit is limit: less a
-// safety margin of 20 ms and a tenth of it, at least a millisecond. It is
-// the deadline of the engine's context.
-func budget(limit time.Duration) time.Duration {
-	return max(limit-20*time.Millisecond-limit/10, time.Millisecond)
+// Margins of the fallback: the engine's context ends 2 × margin before the
+// move's limit, the fallback move is sent margin before it.
+func margin(limit time.Duration) time.Duration {
+	return min(max(limit/40, 5*time.Millisecond), limit/4)
 }
 
-// hard is when an engine that has not answered is given up for this move
-// and the fallback move is sent: half way from the budget to the limit.
-func hard(limit time.Duration) time.Duration {
-	b := budget(limit)
-	return b + max(limit-b, 0)/2
+// deadlines are, for a move whose limit (gomoku.Clock.Limit) is limit,
+// when the engine's context ends and when a move the engine has not given
+// is replaced by the fallback: both before the limit, so that an answer is
+// always in time. A thinking engine answers well before them (its own
+// time manager keeps a reserve); they are the safety net.
+func deadlines(limit time.Duration) (engine, fallback time.Duration) {
+	m := margin(limit)
+	return limit - 2*m, limit - m
 }

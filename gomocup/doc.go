@@ -17,11 +17,14 @@
 //
 // A Server plays for an Engine (arena.Agent is one): it keeps the board,
 // the rule and the time control (INFO timeout_turn, timeout_match and
-// time_left), asks the engine for each move with the move's time budget
-// as the context's deadline, and plays a quick fallback move, after a
+// time_left), asks the engine for each move with the clock as the manager
+// stated it (gomoku.Clock: the engine decides how much of it to use; the
+// server computes no budget), the context's deadline shortly before the
+// move's limit, and plays a quick fallback move, after a
 // MESSAGE saying why, when the engine fails or is late. YXSTOP stops a
-// thinking engine: one that implements Stopper answers at once with its
-// best move so far. Serve reads lines from a channel that the command
+// thinking engine by cancelling its move's context (made before the
+// engine starts, so a YXSTOP is never lost): a searching engine answers
+// at once with its best move so far. Serve reads lines from a channel that the command
 // fills (a command owns its input), so that YXSTOP and END are seen while
 // the engine thinks. Every command gets its one reply (none for INFO,
 // YXSTOP and END), and no bad line breaks what follows: a malformed INFO

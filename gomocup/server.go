@@ -19,18 +19,21 @@ type Engine interface {
 	// An error is reported to the manager and the move is not made.
 	NewGame(rule gomoku.Rule) error
 	// Move returns a move for b.ToMove() on b, which holds the whole game
-	// so far. ctx's deadline is the move's time budget; Move must return
-	// once ctx is done (with its best move so far, or ctx's error). It
-	// must not keep or change b.
-	Move(ctx context.Context, b *gomoku.Board) (gomoku.Point, error)
+	// so far. clock is the move's time control as the manager stated it
+	// (the INFO limits, passed through: the engine decides how much to
+	// use), its Start when the manager's command came. ctx's deadline is
+	// shortly before the move's limit; Move must return once ctx is done
+	// (with its best move so far, or ctx's error): the manager's YXSTOP
+	// and END cancel it, also before Move begins. It must not keep or
+	// change b.
+	Move(ctx context.Context, b *gomoku.Board, clock gomoku.Clock) (gomoku.Point, error)
 }
 
-// Stopper is implemented by an engine that thinks: Stop asks the Move in
-// progress to return its best move so far at once (the manager's YXSTOP).
-// The server calls it from another goroutine than Move's, only while Move
-// runs.
-type Stopper interface {
-	Stop()
+// Threader is implemented by an engine that thinks on several threads:
+// the server passes it the manager's INFO thread_num (at least 1), between
+// moves.
+type Threader interface {
+	SetThreads(n int)
 }
 
 // Noticer is implemented by an engine that may have something to tell the
@@ -59,7 +62,8 @@ const (
 
 // Server is the engine side of the protocol for one Engine: it keeps the
 // board, the rule and the time control, asks the engine for moves with the
-// time budget as the context deadline, and answers for it with a quick
+// raw clock (the context's deadline shortly before the move's limit), and
+// answers for it with a quick
 // fallback move when it fails or is late. Handle takes one input line at a
 // time; Serve adds the input loop, YXSTOP and END while the engine thinks.
 //
@@ -111,8 +115,9 @@ func (s *Server) Board() *gomoku.Board { return s.board }
 
 // Serve answers the lines of in until END, the end of in (a closed
 // channel) or ctx is done (then it returns ctx's error). While the engine
-// thinks it still reads in: YXSTOP stops the engine (Stopper) or cancels
-// its move, END ends the session, other lines wait for the move.
+// thinks it still reads in: YXSTOP cancels the move's context (the engine
+// answers with its best move so far), END ends the session, other lines
+// wait for the move.
 func (s *Server) Serve(ctx context.Context, in <-chan string) error {
 	for {
 		var line string
@@ -300,7 +305,7 @@ func (s *Server) start(w, h int, size string) {
 // reply, because managers do not read replies to INFO.
 func (s *Server) info(c CmdInfo) {
 	switch c.Key {
-	case "timeout_turn", "timeout_match", "time_left", "max_memory", "rule":
+	case "timeout_turn", "timeout_match", "time_left", "max_memory", "rule", "thread_num":
 	default:
 		return // game_type, folder, evaluate and unknown keys are ignored
 	}
@@ -324,6 +329,19 @@ func (s *Server) info(c CmdInfo) {
 		s.maxMemory(c, n)
 	case "rule":
 		s.setRule(n)
+	case "thread_num":
+		s.threads(c, n)
+	}
+}
+
+// threads honours thread_num n for an engine that can (Threader).
+func (s *Server) threads(c CmdInfo, n int64) {
+	if n < 1 {
+		s.ignore(c, "want at least 1")
+		return
+	}
+	if t, ok := s.engine.(Threader); ok {
+		t.SetThreads(int(min(n, 1<<16)))
 	}
 }
 

@@ -33,7 +33,7 @@ func newRand(seed uint64) *randEngine { return &randEngine{rng: rand.New(rand.Ne
 
 func (e *randEngine) NewGame(gomoku.Rule) error { e.games++; return nil }
 
-func (e *randEngine) Move(_ context.Context, b *gomoku.Board) (gomoku.Point, error) {
+func (e *randEngine) Move(_ context.Context, b *gomoku.Board, _ gomoku.Clock) (gomoku.Point, error) {
 	if b.Stones() == 0 {
 		return gomoku.Center, nil
 	}
@@ -41,39 +41,34 @@ func (e *randEngine) Move(_ context.Context, b *gomoku.Board) (gomoku.Point, err
 	return c[e.rng.IntN(len(c))], nil
 }
 
-// stubEngine moves with a function.
+// stubEngine moves with a function, and keeps the last clock it was given.
 type stubEngine struct {
 	move    func(ctx context.Context, b *gomoku.Board) (gomoku.Point, error)
 	newGame error
+	clock   gomoku.Clock
 }
 
 func (s *stubEngine) NewGame(gomoku.Rule) error { return s.newGame }
-func (s *stubEngine) Move(ctx context.Context, b *gomoku.Board) (gomoku.Point, error) {
+func (s *stubEngine) Move(ctx context.Context, b *gomoku.Board, clk gomoku.Clock) (gomoku.Point, error) {
+	s.clock = clk
 	return s.move(ctx, b)
 }
 
-// stopEngine is a thinking engine: Move waits for Stop (or its context)
-// and then answers best.
+// stopEngine is a thinking engine: Move thinks until its context is done
+// and then answers best, as a search does.
 type stopEngine struct {
 	best     gomoku.Point
-	stop     chan struct{}
 	deadline time.Duration // how far the context's deadline was when Move began
 	ctxErr   error         // the context's error when Move returned
 }
 
-func newStopEngine(best gomoku.Point) *stopEngine {
-	return &stopEngine{best: best, stop: make(chan struct{}, 1)}
-}
+func newStopEngine(best gomoku.Point) *stopEngine { return &stopEngine{best: best} }
 
 func (s *stopEngine) NewGame(gomoku.Rule) error { return nil }
-func (s *stopEngine) Stop()                     { s.stop <- struct{}{} }
-func (s *stopEngine) Move(ctx context.Context, b *gomoku.Board) (gomoku.Point, error) {
+func (s *stopEngine) Move(ctx context.Context, b *gomoku.Board, _ gomoku.Clock) (gomoku.Point, error) {
 	d, _ := ctx.Deadline()
 	s.deadline = time.Until(d)
-	select {
-	case <-s.stop:
-	case <-ctx.Done():
-	}
+	<-ctx.Done()
 	s.ctxErr = ctx.Err()
 	return s.best, nil
 }
@@ -153,7 +148,7 @@ func TestServerFullGame(t *testing.T) {
 	opp := newRand(2)
 	for !s.Board().Over() {
 		view := *s.Board()
-		p, _ := opp.Move(context.Background(), &view)
+		p, _ := opp.Move(context.Background(), &view, gomoku.Clock{})
 		out.Reset()
 		s.Handle(context.Background(), "TURN "+p.Gomocup()+"\r\n")
 		reply := strings.TrimSpace(out.String())
@@ -298,37 +293,52 @@ func TestServerInfo(t *testing.T) {
 	if limit != 83886080 || s.rule != gomoku.Standard || s.Board().Rule() != gomoku.Standard {
 		t.Errorf("memory limit %d, rule %v, board rule %v", limit, s.rule, s.Board().Rule())
 	}
+	// The engine gets the raw clock; the server keeps only the limit, by
+	// which it gives up on the engine.
+	const ms = time.Millisecond
+	t0 := time.Unix(1000, 0)
 	for _, tt := range []struct {
-		script                   string
-		limit, budget, hardLimit time.Duration
+		script string
+		clk    gomoku.Clock
 	}{
-		// min(2000, 30000/15) = 2000; less 20 ms and 200 ms; half way to the limit.
-		{"", 2000 * time.Millisecond, 1780 * time.Millisecond, 1890 * time.Millisecond},
-		{"> INFO time_left 1500", 100 * time.Millisecond, 70 * time.Millisecond, 85 * time.Millisecond},
-		{"> INFO time_left 2147483647", 2000 * time.Millisecond, 1780 * time.Millisecond, 1890 * time.Millisecond},
-		{"> INFO time_left -5", 0, time.Millisecond, time.Millisecond},
-		{"> INFO time_left 2147483647\n> INFO timeout_turn 0\n> INFO timeout_match 0", 100 * time.Millisecond, 70 * time.Millisecond, 85 * time.Millisecond},
-		{"> INFO timeout_turn 10000\n> INFO timeout_match 30000", 2 * time.Second, 1780 * time.Millisecond, 1890 * time.Millisecond},
+		{"", gomoku.Clock{Start: t0, Turn: 2000 * ms, Match: time.Minute, Left: 30 * time.Second}},
+		{"> INFO time_left 1500", gomoku.Clock{Start: t0, Turn: 2000 * ms, Match: time.Minute, Left: 1500 * ms}},
+		{"> INFO time_left 2147483647", gomoku.Clock{Start: t0, Turn: 2000 * ms, Match: time.Minute, Left: time.Minute}},
+		{"> INFO time_left -5", gomoku.Clock{Start: t0, Turn: 2000 * ms, Match: time.Minute, Left: -5 * ms}},
+		{"> INFO time_left 2147483647\n> INFO timeout_turn 0\n> INFO timeout_match 0", gomoku.Clock{Start: t0, Turn: 100 * ms}},
+		{"> INFO timeout_turn 10000\n> INFO timeout_match 30000", gomoku.Clock{Start: t0, Turn: 10 * time.Second, Match: 30 * time.Second, Left: 30 * time.Second}},
 	} {
 		if tt.script != "" {
 			transcript(t, s, &out, tt.script)
 		}
-		l := s.clock.limit()
-		if l != tt.limit || budget(l) != tt.budget || hard(l) != tt.hardLimit {
-			t.Errorf("after %q: limit %v budget %v hard %v, want %v %v %v", tt.script, l, budget(l), hard(l), tt.limit, tt.budget, tt.hardLimit)
+		if got := s.clock.raw(t0); got != tt.clk {
+			t.Errorf("after %q: clock %+v, want %+v", tt.script, got, tt.clk)
 		}
 	}
 	// timeout_match 0 is no match limit: time_left, which means something
 	// only when the match time is limited, is then ignored.
 	transcript(t, s, &out, "> INFO timeout_turn 2000\n> INFO timeout_match 0\n> INFO time_left 0")
-	if l := s.clock.limit(); l != 2*time.Second {
-		t.Errorf("timeout_match 0, time_left 0: limit %v, want the turn's 2s", l)
+	if got := s.clock.raw(t0); got != (gomoku.Clock{Start: t0, Turn: 2 * time.Second}) {
+		t.Errorf("timeout_match 0, time_left 0: clock %+v, want the turn's 2s alone", got)
 	}
 	// Without any timeout_match, time_left alone limits the game.
 	s2, out2 := newTestServer(newRand(1))
 	transcript(t, s2, out2, "> INFO timeout_turn 2000\n> INFO time_left 1500")
-	if l := s2.clock.limit(); l != 100*time.Millisecond {
-		t.Errorf("time_left 1500 alone: limit %v, want 100ms", l)
+	if got := s2.clock.raw(t0); got != (gomoku.Clock{Start: t0, Turn: 2 * time.Second, Match: 1500 * ms, Left: 1500 * ms}) {
+		t.Errorf("time_left 1500 alone: clock %+v", got)
+	}
+	// The engine's context ends 2 margins before the limit, the fallback
+	// one margin before: a 40th of the limit, at least 5 ms, at most a
+	// quarter of it.
+	for _, tt := range []struct{ limit, engine, fallback time.Duration }{
+		{time.Second, 950 * ms, 975 * ms},
+		{100 * ms, 90 * ms, 95 * ms},
+		{8 * ms, 4 * ms, 6 * ms},
+		{0, 0, 0},
+	} {
+		if e, f := deadlines(tt.limit); e != tt.engine || f != tt.fallback {
+			t.Errorf("limit %v: engine's end %v, fallback %v; want %v, %v", tt.limit, e, f, tt.engine, tt.fallback)
+		}
 	}
 	// max_memory 0 lifts a limit set before.
 	transcript(t, s, &out, "> INFO max_memory 0")
@@ -336,8 +346,8 @@ func TestServerInfo(t *testing.T) {
 		t.Errorf("after max_memory 0 the memory limit is %d, want none (MaxInt64)", limit)
 	}
 	transcript(t, s, &out, "> INFO time_left 9300000000000\n> INFO timeout_turn 9300000000000")
-	if got := budget(s.clock.limit()); got < 24*time.Hour {
-		t.Errorf("budget with huge limits = %v, want huge (no overflow)", got)
+	if limit, _ := s.clock.raw(t0).Limit(); limit < 24*time.Hour {
+		t.Errorf("limit with huge values = %v, want huge (no overflow)", limit)
 	}
 }
 
@@ -445,7 +455,7 @@ func TestServerUnknownAndMalformed(t *testing.T) {
 // no move by its deadline gets the fallback move, after a MESSAGE.
 func TestServerFallback(t *testing.T) {
 	late := &stubEngine{move: func(ctx context.Context, b *gomoku.Board) (gomoku.Point, error) {
-		<-ctx.Done() // its deadline is the move's budget: 16 ms of 40
+		<-ctx.Done() // its deadline is 30 ms of the 40, the fallback comes at 35
 		return gomoku.NoPoint, ctx.Err()
 	}}
 	s, out := newTestServer(late)
@@ -491,7 +501,10 @@ func TestServerFallback(t *testing.T) {
 }
 
 func TestServerNewGameError(t *testing.T) {
-	e := &stubEngine{newGame: errors.New("model made for freestyle"), move: newRand(1).Move}
+	r := newRand(1)
+	e := &stubEngine{newGame: errors.New("model made for freestyle"), move: func(ctx context.Context, b *gomoku.Board) (gomoku.Point, error) {
+		return r.Move(ctx, b, gomoku.Clock{})
+	}}
 	s, out := newTestServer(e)
 	transcript(t, s, out, `
 > START 15
@@ -631,10 +644,10 @@ func TestServe(t *testing.T) {
 	}
 }
 
-// TestServeYXStop: YXSTOP while the engine thinks stops it (Stopper), and
-// its best move so far is the reply, without a fallback; lines other than
-// YXSTOP and END that come meanwhile are answered after the move. The
-// engine's context deadline is the move's budget.
+// TestServeYXStop: YXSTOP while the engine thinks cancels its context,
+// and its best move so far is the reply, without a fallback; lines other
+// than YXSTOP and END that come meanwhile are answered after the move.
+// The engine's context deadline is shortly before the move's limit.
 func TestServeYXStop(t *testing.T) {
 	e := newStopEngine(gomoku.Pt(3, 4))
 	s := startSession(t, context.Background(), e)
@@ -646,17 +659,17 @@ func TestServeYXStop(t *testing.T) {
 	if err := s.end(false); err != nil {
 		t.Error(err)
 	}
-	if e.ctxErr != nil {
-		t.Errorf("the engine's context ended (%v): it was not stopped by Stop", e.ctxErr)
+	if !errors.Is(e.ctxErr, context.Canceled) {
+		t.Errorf("the engine's context ended with %v, want it cancelled", e.ctxErr)
 	}
-	// budget(1000 s) = 899.98 s; what is left of it when Move begins.
-	if e.deadline > 899980*time.Millisecond || e.deadline < 800*time.Second {
-		t.Errorf("the engine's deadline was %v away, want just under 899.98s", e.deadline)
+	// 1000 s less two margins of 25 s; what is left of it when Move begins.
+	if e.deadline > 950*time.Second || e.deadline < 900*time.Second {
+		t.Errorf("the engine's deadline was %v away, want just under 950s", e.deadline)
 	}
 }
 
-// TestServeYXStopCancels: an engine that is no Stopper has its move's
-// context cancelled by YXSTOP, and the fallback is played.
+// TestServeYXStopCancels: an engine that answers a cancelled move with
+// its context's error gets the fallback move.
 func TestServeYXStopCancels(t *testing.T) {
 	e := &stubEngine{move: func(ctx context.Context, b *gomoku.Board) (gomoku.Point, error) {
 		<-ctx.Done()
@@ -669,6 +682,39 @@ func TestServeYXStopCancels(t *testing.T) {
 	s.expect("MESSAGE engine: context canceled; playing a quick move", "7,7")
 	if err := s.end(true); err != nil {
 		t.Error(err)
+	}
+}
+
+// gateEngine begins its move only once the move's context is done (a
+// YXSTOP that came before the engine began), then asks inner.
+type gateEngine struct {
+	inner Engine
+	began error // the context's error when inner's Move began
+}
+
+func (g *gateEngine) NewGame(r gomoku.Rule) error { return g.inner.NewGame(r) }
+func (g *gateEngine) Move(ctx context.Context, b *gomoku.Board, clk gomoku.Clock) (gomoku.Point, error) {
+	<-ctx.Done()
+	g.began = ctx.Err()
+	return g.inner.Move(ctx, b, clk)
+}
+
+// TestServeYXStopBeforeMove: a YXSTOP that comes before the engine begins
+// its move (queued behind TURN) still reaches it: the move's context is
+// already cancelled when the engine starts, and its answer is the reply.
+// (arena's TestSearchStoppedBeforeMove runs the search engine so.)
+func TestServeYXStopBeforeMove(t *testing.T) {
+	g := &gateEngine{inner: newStopEngine(gomoku.Pt(3, 4))}
+	s := startSession(t, context.Background(), g)
+	s.send("START 15", "INFO timeout_turn 1000000")
+	s.expect("OK")
+	s.send("TURN 7,7", "YXSTOP")
+	s.expect("3,4")
+	if err := s.end(true); err != nil {
+		t.Error(err)
+	}
+	if !errors.Is(g.began, context.Canceled) {
+		t.Errorf("the engine began with its context %v, want cancelled", g.began)
 	}
 }
 
@@ -820,4 +866,31 @@ func FuzzServer(f *testing.F) {
 			}
 		}
 	})
+}
+
+// threadEngine is a Threader: it keeps the thread counts it was given.
+type threadEngine struct {
+	randEngine
+	threads []int
+}
+
+func (e *threadEngine) SetThreads(n int) { e.threads = append(e.threads, n) }
+
+// TestServerThreads: INFO thread_num reaches an engine that is a
+// Threader; a value below 1 is ignored, with a MESSAGE.
+func TestServerThreads(t *testing.T) {
+	e := &threadEngine{randEngine: *newRand(1)}
+	s, out := newTestServer(e)
+	transcript(t, s, out, `
+> START 15
+< OK
+> INFO thread_num 4
+> INFO thread_num 0
+> INFO thread_num 1
+> BEGIN
+< MESSAGE INFO thread_num 0 ignored (want at least 1): the previous value stays
+< 7,7`)
+	if !slices.Equal(e.threads, []int{4, 1}) {
+		t.Errorf("threads set: %v, want [4 1]", e.threads)
+	}
 }

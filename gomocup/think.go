@@ -21,7 +21,7 @@ func (s *Server) think(ctx context.Context, start time.Time, in <-chan string) b
 	if !s.prepare() {
 		return true
 	}
-	return s.runMove(ctx, start, s.clock.limit(), in)
+	return s.runMove(ctx, s.clock.raw(start), in)
 }
 
 // prepare tells the engine of a new game (and sends its notice) if it has
@@ -42,21 +42,27 @@ func (s *Server) prepare() bool {
 	return true
 }
 
-// runMove is the deadline runner. It runs the engine's Move on a goroutine
-// with the deadline start+budget(limit) and waits for it, meanwhile taking
-// YXSTOP and END from in and keeping other lines for later. If Move has not
-// returned by start+hard(limit), it answers with the fallback move at once
-// and goes on waiting: Move has always returned when runMove returns.
-func (s *Server) runMove(ctx context.Context, start time.Time, limit time.Duration, in <-chan string) bool {
-	mctx, cancel := context.WithDeadline(ctx, start.Add(budget(limit)))
+// runMove is the deadline runner. It runs the engine's Move with the raw
+// clock clk on a goroutine and waits for it, meanwhile taking YXSTOP and
+// END from in and keeping other lines for later. If Move has not returned
+// shortly before the move's limit (deadlines), it answers with the
+// fallback move at once and goes on waiting: Move has always returned when
+// runMove returns. Move's context is made before Move starts and cancelled
+// by YXSTOP, END and the fallback: a stop is never lost, however early it
+// comes.
+func (s *Server) runMove(ctx context.Context, clk gomoku.Clock, in <-chan string) bool {
+	start := clk.Start
+	limit, _ := clk.Limit() // raw always has a turn limit
+	engineEnd, fallback := deadlines(limit)
+	mctx, cancel := context.WithDeadline(ctx, start.Add(engineEnd))
 	defer cancel()
 	view := *s.board
 	done := make(chan result, 1)
 	go func() {
-		p, err := s.engine.Move(mctx, &view)
+		p, err := s.engine.Move(mctx, &view, clk)
 		done <- result{p, err}
 	}()
-	late := time.NewTimer(time.Until(start.Add(hard(limit))))
+	late := time.NewTimer(time.Until(start.Add(fallback)))
 	defer late.Stop()
 	stop, answered := ctx.Done(), false
 	for {
@@ -72,14 +78,14 @@ func (s *Server) runMove(ctx context.Context, start time.Time, limit time.Durati
 				in = nil
 				continue
 			}
-			s.whileThinking(line, answered, cancel)
+			s.whileThinking(line, cancel)
 		case <-late.C:
 			s.answer(start, gomoku.NoPoint, errLate)
 			answered = true
 			cancel()
 		case <-stop:
 			stop = nil
-			s.stopEngine(cancel)
+			cancel()
 		}
 	}
 }
@@ -89,30 +95,20 @@ type result struct {
 	err error
 }
 
-// whileThinking takes a line that came while the engine thought.
-func (s *Server) whileThinking(line string, answered bool, cancel context.CancelFunc) {
+// whileThinking takes a line that came while the engine thought: YXSTOP
+// asks the engine for its move now (its context is cancelled), END too,
+// and ends the session; other lines wait for the move.
+func (s *Server) whileThinking(line string, cancel context.CancelFunc) {
 	word, _ := cutWord(line)
 	switch strings.ToUpper(word) {
 	case "YXSTOP":
-		if !answered {
-			s.stopEngine(cancel)
-		}
+		cancel()
 	case "END":
 		s.ended = true
-		s.stopEngine(cancel)
+		cancel()
 	default:
 		s.pending = append(s.pending, line)
 	}
-}
-
-// stopEngine asks the engine for its move now: Stop for a Stopper, else
-// the move's context is cancelled.
-func (s *Server) stopEngine(cancel context.CancelFunc) {
-	if st, ok := s.engine.(Stopper); ok {
-		st.Stop()
-		return
-	}
-	cancel()
 }
 
 // moveErr names an engine's failure to move by its deadline.

@@ -38,8 +38,11 @@ func newTeacher(b *testing.B, nodes int64) *selfplay.Teacher {
 	}
 	tc := cfg.teacher(openings)
 	tc.Nodes = nodes
-	t := selfplay.NewTeacher(tc, search.DefaultConfig())
-	t.Searcher().SetPrior(policy.NewPrior(startModel(b)), TeacherPriorDepth)
+	sc := search.DefaultConfig()
+	sc.PriorDepth = TeacherPriorDepth
+	t := selfplay.NewTeacher(tc, sc)
+	m := startModel(b)
+	t.Searcher().SetPrior(func() search.Prior { return policy.NewPrior(m) })
 	return t
 }
 
@@ -133,7 +136,7 @@ func BenchmarkPolicyMove(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
-		if _, err := a.Move(context.Background(), boards[i%len(boards)]); err != nil {
+		if _, err := a.Move(context.Background(), boards[i%len(boards)], gomoku.Clock{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -199,7 +202,7 @@ func BenchmarkSearchValue(b *testing.B) {
 				if err := a.NewGame(gomoku.Freestyle); err != nil {
 					b.Fatal(err)
 				}
-				if _, err := a.Move(context.Background(), boards[i%len(boards)]); err != nil {
+				if _, err := a.Move(context.Background(), boards[i%len(boards)], gomoku.Clock{}); err != nil {
 					b.Fatal(err)
 				}
 				nodes += a.Last().Nodes

@@ -8,6 +8,7 @@ import (
 	"ocvist/forest"
 	"ocvist/gomoku"
 	"ocvist/policy"
+	"ocvist/search"
 	"ocvist/selfplay"
 )
 
@@ -40,7 +41,7 @@ type Config struct {
 	// target.go).
 	ValueSet    int     `json:"value_set,omitempty"`
 	ValueTarget float64 `json:"value_target,omitempty"`
-	ValueScale  float64 `json:"value_scale"` // the teacher's; see arena.SearchConfig
+	ValueScale  float64 `json:"value_scale"` // the teacher's; see search.Config
 
 	// GateNodes is the node budget a move of the engines in the gate and
 	// the engine's anchor matches: the search with a generation's models
@@ -82,15 +83,15 @@ func (g Gate) SPRTPairs() int {
 func (g Gate) SPRTCanDecide() bool { return g.MaxGames/2 >= g.SPRTPairs() }
 
 // TeacherValueScale is the weight of the value model in the teacher's
-// evaluation (see arena.SearchConfig.ValueScale) of the shipped models'
+// evaluation (search.Config.ValueScale) of the shipped models'
 // recipe (data/README.md), which play weighs ten times more
-// (arena.DefaultValueScale, measured stronger); DefaultConfig's teacher
+// (search.DefaultConfig's, measured stronger); DefaultConfig's teacher
 // evaluates as play does.
 const TeacherValueScale = 300
 
 // TeacherPriorDepth is the least depth left at which the teacher's search
-// asks the prior (see arena.SearchConfig.PriorDepth); like
-// TeacherValueScale it is the recipe's, whatever play uses.
+// asks the prior (search.Config.PriorDepth); like TeacherValueScale it is
+// the recipe's, whatever play uses.
 const TeacherPriorDepth = 4
 
 // DefaultConfig is the configuration of "train loop" without flags: the
@@ -112,7 +113,7 @@ func DefaultConfig() Config {
 		Rule: gomoku.Freestyle, Radius: 2,
 		Games: 12000, Block: 16, Nodes: 3000, Explore: 6, Margin: 30, Openings: 400,
 		Window: 2, Negatives: 4, Holdout: 0.1,
-		Policy: pf, Value: vf, ValueSet: policy.ValueFeatureSet, ValueTarget: 0.5, ValueScale: arena.DefaultValueScale,
+		Policy: pf, Value: vf, ValueSet: policy.ValueFeatureSet, ValueTarget: 0.5, ValueScale: search.DefaultConfig().ValueScale,
 		GateNodes:   3000,
 		Gate:        Gate{MaxGames: 600, MinPairs: 30, Elo0: 0, Elo1: 40},
 		AnchorGames: 200,

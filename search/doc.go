@@ -5,14 +5,15 @@
 // # Use
 //
 //	s := search.New(search.DefaultConfig())
-//	res, err := s.Search(pos, search.Limits{Nodes: 20000}) // or Deadline, Depth
+//	res, err := s.Search(ctx, pos, search.Limits{Nodes: 20000}) // or Clock, Depth
 //	pos.Play(res.Move)
 //
 // Search works on the caller's patterns.Position and restores it before it
 // returns. A Searcher keeps its transposition table between calls (a game's
-// positions share much); Clear forgets it. Stop, safe from any goroutine,
-// ends a running search at once with the best move of the last finished
-// iteration (Gomocup's YXSTOP).
+// positions share much); Clear forgets it. ctx stops a search: once it is
+// done the search returns at once with the best move of its last finished
+// iteration (Gomocup's YXSTOP). The caller makes ctx before the search
+// starts, so a stop that comes before the search begins is never lost.
 //
 // # What it does
 //
@@ -53,9 +54,23 @@
 // # Determinism
 //
 // A search bounded by Nodes or Depth is deterministic: the same position,
-// limits and table contents give the same result. Deadlines and Stop are
+// limits and table contents give the same result. Deadlines and stops are
 // not (they depend on the machine). Tests use node and depth limits only.
 //
-// The package never prints, exits or starts goroutines; randomness it has
-// none. A Searcher is used by one goroutine at a time, except Stop.
+// # Time and threads
+//
+// A game's search is given the clock as the manager states it
+// (Limits.Clock: turn limit, match time left, increment); the time
+// manager (time.go) decides the move's optimum and maximum time from it,
+// and spends more when the best move changes or the score falls, little
+// on a forced move. With Config.Threads above 1 a search runs helper
+// threads beside its own (Lazy SMP over the shared transposition table,
+// whose slots are read and written atomically; see Searcher); one thread
+// at a node or depth limit is deterministic, and the bench signature
+// (Bench, TestBenchSignature) pins what it does. Every tuning number is a
+// field of Config.
+//
+// The package never prints or exits; randomness it has none. The only
+// goroutines it starts are a search's helper threads, done before Search
+// returns. A Searcher is used by one goroutine at a time.
 package search

@@ -75,7 +75,7 @@ func (s *Searcher) evaluate(me gomoku.Player) int {
 	}
 	v += w.OwnDouble*int32(s.pos.Count(patterns.MakesDouble, me)) - w.TheirDouble*int32(s.pos.Count(patterns.MakesDouble, opp))
 	if s.value != nil {
-		v += int32(s.valueScale * (s.value.Value(s.pos) - 0.5))
+		v += int32(s.cfg.ValueScale * (s.value.Value(s.pos) - 0.5))
 	}
 	return int(max(min(v, mateBound-1), -(mateBound - 1)))
 }

@@ -5,9 +5,6 @@ import (
 	"ocvist/patterns"
 )
 
-// lineNodes bounds the searches that complete a won line (mateLine).
-const lineNodes = 20_000
-
 // mateLine returns pv, the principal variation of a win the alpha-beta
 // proved at the root, completed to the winner's five: a variation stops
 // where its last node was settled by the table, a VCF or an end rule.
@@ -15,8 +12,8 @@ const lineNodes = 20_000
 // the loser the table's best move (of a lost node: the longest defence
 // the search found), or its first ranked move. The line is what the
 // search believes and gomoku's referee accepts, not a proof of its own:
-// the proof is the search's. If it cannot be completed within lineNodes
-// nodes (or the deadline), pv is returned as it is.
+// the proof is the search's. If it cannot be completed within Config.LineNodes
+// nodes (Config.LineNodes; or the deadline), pv is returned as it is.
 func (s *Searcher) mateLine(pv []gomoku.Point) []gomoku.Point {
 	p := s.pos
 	winner := p.Board().ToMove()
@@ -35,14 +32,14 @@ func (s *Searcher) mateLine(pv []gomoku.Point) []gomoku.Point {
 	}
 	saved := s.lim
 	defer func() { s.lim = saved }()
-	s.lim = Limits{Nodes: s.nodes + lineNodes, Deadline: saved.Deadline}
+	s.lim = Limits{Nodes: s.nodes + int64(s.cfg.LineNodes)} // and the search's clock
 	s.aborted, s.nextCheck = false, s.nodes
 	for !p.Board().Over() && len(line) < 2*MaxDepth+maxPly {
 		m := gomoku.NoPoint
 		if p.Board().ToMove() != winner {
 			m = s.lineDefence()
 		} else if m = s.ruledMove(); m == gomoku.NoPoint {
-			vl, ok, n := patterns.VCF(p, winner, patterns.Limits{MaxNodes: lineNodes, MaxDepth: 30, Table: s.vcf})
+			vl, ok, n := patterns.VCF(p, winner, patterns.Limits{MaxNodes: s.cfg.LineNodes, MaxDepth: s.cfg.RootVCFDepth, Table: s.vcf})
 			s.nodes += int64(n)
 			if ok {
 				for _, m := range vl {

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"testing"
 )
 
@@ -18,11 +19,11 @@ func TestLostRootHoldsOut(t *testing.T) {
 	lost, withTies := 0, 0
 	for i, pos := range randomPositions(17, 600, 10, 40) {
 		s.Clear()
-		if res, _ := s.Search(pos, Limits{Nodes: 3000}); MatePlies(res.Score) >= 0 || res.Depth == 0 || len(res.Root) == 1 {
+		if res, _ := s.Search(context.Background(), pos, Limits{Nodes: 3000}); MatePlies(res.Score) >= 0 || res.Depth == 0 || len(res.Root) == 1 {
 			continue // not seen lost by a small search (a cheap sieve), lost by rule (two five-points to stop), or one move
 		}
 		s.Clear()
-		res, err := s.Search(pos, Limits{Depth: depth})
+		res, err := s.Search(context.Background(), pos, Limits{Depth: depth})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +54,7 @@ func TestLostRootHoldsOut(t *testing.T) {
 			withTies++
 		}
 		s.Clear()
-		if res, err = s.Search(pos, Limits{Nodes: nodes}); err != nil {
+		if res, err = s.Search(context.Background(), pos, Limits{Nodes: nodes}); err != nil {
 			t.Fatal(err)
 		}
 		if MatePlies(res.Score) < 0 && res.Nodes < nodes && res.Depth < MaxDepth {

@@ -1,8 +1,10 @@
 package search
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -10,70 +12,38 @@ import (
 	"ocvist/patterns"
 )
 
-// Config tunes a Searcher. Start from DefaultConfig.
-type Config struct {
-	TTBits int // log2 of the transposition table's buckets (4 entries, 48 bytes each); 0 means 18 (12 MiB)
-	// Width is how many moves a node at a given remaining depth keeps,
-	// best-ranked first: Width[d] for depth d (the last entry for deeper
-	// nodes). The root keeps RootWidth. Forced move sets (blocks, the
-	// defences against an open three) are never cut.
-	Width     []int
-	RootWidth int
-	// NodeVCF and LeafVCF bound the VCF tried at interior nodes and at the
-	// horizon, in VCF nodes; 0 disables it there. RootVCF and RootVCT
-	// bound the threat-space searches at the root.
-	NodeVCF, LeafVCF int
-	RootVCF, RootVCT int
-	VCTDepth         int // attacking moves of the root VCT; 0 means 10
-	NoLMR            bool
-	NoExtensions     bool // no forced-block extension beyond the horizon
-	Weights          Weights
-}
-
-// DefaultConfig is the engine's tuned configuration.
-func DefaultConfig() Config {
-	return Config{
-		TTBits:    18,
-		Width:     []int{1, 7, 8, 10, 11, 12, 13, 14},
-		RootWidth: 24,
-		NodeVCF:   300, LeafVCF: 60,
-		RootVCF: 50000, RootVCT: 40000,
-		VCTDepth: 10,
-		Weights:  DefaultWeights(),
-	}
-}
-
 // Prior ranks candidate moves with a learned policy: Scores writes one
 // score per move into out (higher is better, in [0, 1]). It is consulted
-// at the root and at nodes with at least PriorDepth plies left, where it
-// is blended into the pattern ranking; it may be slow (microseconds a
-// move). It must not change pos.
+// at the root and at nodes with at least Config.PriorDepth plies left,
+// where it is blended into the pattern ranking; it may be slow
+// (microseconds a move). It must not change pos.
 type Prior interface {
 	Scores(pos *patterns.Position, moves []gomoku.Point, out []float64)
 }
 
 // Value estimates the chance that the side to move wins (in [0, 1]); the
-// evaluation adds ValueScale·(v − ½). It must not change pos.
+// evaluation adds Config.ValueScale·(v − ½). It must not change pos.
 type Value interface {
 	Value(pos *patterns.Position) float64
 }
 
 // Limits bound one search. Zero fields mean no limit; with none at all the
-// search runs to MaxDepth.
+// search runs to MaxDepth (or until its context is done).
 type Limits struct {
-	Depth    int       // deepest iteration
-	Nodes    int64     // stop once this many nodes are searched (deterministic)
-	Deadline time.Time // hard: abort the running iteration
-	Soft     time.Time // start no new iteration after this
+	Depth int   // deepest iteration
+	Nodes int64 // stop once this many nodes are searched (deterministic)
+	// Clock is the game's time control at this move, as the manager
+	// states it: the time manager (time.go) decides from it how long the
+	// move thinks. Zero: no time limit.
+	Clock gomoku.Clock
+	// Deadline, if set, is a hard end (abort the running iteration);
+	// alone, the search thinks until it (analysis). Games pass Clock.
+	Deadline time.Time
 	// RootExact searches every root move with a full window, so Root
 	// holds exact scores for all of them (the learning loop's teacher
 	// needs them; it costs nodes).
 	RootExact bool
 }
-
-// threatNodesPerMS is a safe (low) estimate of the threat searches' speed,
-// for turning time into node budgets.
-const threatNodesPerMS = 400
 
 // MaxDepth is the deepest iteration.
 const MaxDepth = 60
@@ -104,7 +74,10 @@ type Result struct {
 	Root      []RootMove // best first
 	Reason    string     // why the move: "makes five", "VCF win in 7", "blocks the four", "search depth 9" …
 	Elapsed   time.Duration
-	TTHits    float64 // the table's hit rate in this search
+	// Optimum and Maximum are the time manager's times for the move,
+	// counted from Limits.Clock.Start (0 without a time limit).
+	Optimum, Maximum time.Duration
+	TTHits           float64 // the table's hit rate in this search
 }
 
 // ErrGameOver is returned for a finished game.
@@ -121,26 +94,46 @@ type scored struct {
 }
 
 // Searcher is an engine instance: configuration, tables and scratch. Use
-// one per goroutine; Stop may be called from any goroutine.
+// one per goroutine; a search is stopped through its context.
+//
+// With Config.Threads n > 1 a search runs n threads (Lazy SMP): the
+// Searcher's own, the main thread, does the root's rules and threat
+// searches, then iterates as one thread would, and decides when to stop
+// and what to play; n − 1 helpers, each a Searcher of its own (position,
+// move lists, killers, history, no-VCF table, models) sharing only the
+// transposition table, search the same root meanwhile, each helper every
+// other depth (helper i the depths d with d + i even), so that they run
+// ahead of the main thread and fill the table with the deeper results it
+// then finds. The helpers are stopped when the main thread is done.
 type Searcher struct {
-	cfg        Config
-	tt         *table
-	vcf        *patterns.VCFTable
-	vct        vctSearch
-	prior      Prior
-	priorDepth int
-	priorBuf   []float64
-	value      Value
-	valueScale float64
+	cfg      Config
+	tt       *table // shared by the threads
+	vcf      *patterns.VCFTable
+	vct      vctSearch
+	prior    Prior
+	priorBuf []float64
+	value    Value
+
+	newPrior  func() Prior
+	newValue  func() Value
+	helpers   []*Searcher       // the other threads (main thread only), made when needed
+	id        int               // 0: a main thread; i > 0: the i-th helper
+	halt      *atomic.Bool      // helpers: the main thread is done
+	total     *atomic.Int64     // the nodes of all threads of a search on several, as of their last polls
+	published int64             // of this thread's nodes, those added to total
+	ownPos    patterns.Position // helpers: their copy of the root
+	puts0     uint64            // helpers: ownPos.Puts() at the start
 
 	pos       *patterns.Position
 	root      int // stones at the root
 	nodes     int64
 	nextCheck int64 // nodes at which pvs next polls timeUp
 	lim       Limits
-	stop      atomic.Bool
+	done      <-chan struct{} // the search's context's Done
 	aborted   bool
-	timed     bool
+	clk       clock // the time manager's, for this search
+	probes    int64 // table probes and hits of this search (Result.TTHits)
+	hits      int64
 	moves     [maxPly][maxMoves]scored
 	pv        [maxPly + 1][maxPly + 1]gomoku.Point
 	pvLen     [maxPly + 1]int
@@ -156,74 +149,161 @@ type Searcher struct {
 
 // New returns a Searcher with cfg (see DefaultConfig).
 func New(cfg Config) *Searcher {
+	def := DefaultConfig()
 	if cfg.TTBits == 0 {
-		cfg.TTBits = 18
+		cfg.TTBits = def.TTBits
+	}
+	if cfg.VCFTableBits == 0 {
+		cfg.VCFTableBits = def.VCFTableBits
 	}
 	if len(cfg.Width) == 0 {
-		cfg.Width = DefaultConfig().Width
+		cfg.Width = def.Width
 	}
 	if cfg.RootWidth == 0 {
-		cfg.RootWidth = DefaultConfig().RootWidth
+		cfg.RootWidth = def.RootWidth
 	}
 	if cfg.VCTDepth == 0 {
-		cfg.VCTDepth = 10
+		cfg.VCTDepth = def.VCTDepth
 	}
-	return &Searcher{cfg: cfg, tt: newTable(cfg.TTBits), vcf: patterns.NewVCFTable(16)}
+	cfg.Threads = min(max(cfg.Threads, 1), MaxThreads)
+	s := &Searcher{cfg: cfg, tt: newTable(cfg.TTBits, cfg.TTAgeWeight), vcf: patterns.NewVCFTable(cfg.VCFTableBits)}
+	s.vct.vcfNodes, s.vct.vcfDepth = cfg.VCTVCFNodes, cfg.VCTVCFDepth
+	return s
 }
 
-// SetPrior makes the search rank moves with p at the root and at nodes
-// with at least depth plies left (nil removes it).
-func (s *Searcher) SetPrior(p Prior, depth int) { s.prior, s.priorDepth = p, depth }
+// SetPrior makes the search rank moves with a learned prior at the root
+// and at nodes with at least Config.PriorDepth plies left: newPrior makes
+// one for each thread (a Prior may keep scratch of its own); nil removes
+// it.
+func (s *Searcher) SetPrior(newPrior func() Prior) {
+	s.newPrior, s.prior, s.helpers = newPrior, nil, nil
+	if newPrior != nil {
+		s.prior = newPrior()
+	}
+}
 
-// SetValue adds scale·(v − ½) of the value model v to every evaluation
-// (nil removes it).
-func (s *Searcher) SetValue(v Value, scale float64) { s.value, s.valueScale = v, scale }
+// SetValue adds Config.ValueScale·(v − ½) of a value model's v to every
+// evaluation: newValue makes one for each thread; nil removes it.
+func (s *Searcher) SetValue(newValue func() Value) {
+	s.newValue, s.value, s.helpers = newValue, nil, nil
+	if newValue != nil {
+		s.value = newValue()
+	}
+}
+
+// SetThreads sets how many threads search (Config.Threads; at least 1,
+// at most MaxThreads). Not during a search.
+func (s *Searcher) SetThreads(n int) {
+	s.cfg.Threads = min(max(n, 1), MaxThreads)
+	s.helpers = s.helpers[:min(len(s.helpers), s.cfg.Threads-1)]
+}
+
+// Threads is how many threads search.
+func (s *Searcher) Threads() int { return s.cfg.Threads }
 
 // Clear forgets the transposition tables and move statistics (a new game).
 func (s *Searcher) Clear() {
 	s.tt.clear()
-	s.vcf.Clear()
-	s.history = [2][gomoku.NumCells]int32{}
+	for _, t := range append([]*Searcher{s}, s.helpers...) {
+		t.vcf.Clear()
+		t.history = [2][gomoku.NumCells]int32{}
+	}
 }
-
-// Stop ends a running search as soon as possible; the result is the best
-// move of the last finished iteration. Safe from any goroutine. The next
-// Search starts afresh.
-func (s *Searcher) Stop() { s.stop.Store(true) }
 
 // Search finds a move for the side to move on pos within lim. pos is
 // searched in place and restored before return. It fails only on a
 // finished game.
-func (s *Searcher) Search(pos *patterns.Position, lim Limits) (Result, error) {
+//
+// ctx stops it: once ctx is done (cancelled, or past its deadline) the
+// search returns as soon as it can with the best move of its last
+// finished iteration, or, if none finished, with the best-ranked legal
+// move. The caller arms the stop before the search starts, by making
+// ctx: a ctx cancelled before Search is called, or while it sets up, is
+// never missed (Gomocup's YXSTOP that arrives before the engine began).
+func (s *Searcher) Search(ctx context.Context, pos *patterns.Position, lim Limits) (Result, error) {
 	b := pos.Board()
 	if b.Over() {
 		return Result{}, ErrGameOver
 	}
 	start, puts := time.Now(), pos.Puts()
-	s.pos, s.root, s.lim, s.nodes, s.nextCheck, s.aborted = pos, b.Stones(), lim, 0, 0, false
-	s.timed = !lim.Deadline.IsZero()
-	s.stop.Store(false)
+	s.prepare(pos, lim, ctx.Done())
+	s.startClock(lim, start)
 	s.tt.newSearch()
-	s.tt.probes, s.tt.hits = 0, 0
-	s.killers = [maxPly][2]gomoku.Point{}
-	for i := range s.history {
-		for j := range s.history[i] {
-			s.history[i][j] >>= 2
-		}
-	}
+	var helperNodes, helperPuts int64
 	res, ok := s.decided()
 	if !ok {
+		wait := s.startHelpers()
 		res = s.iterate()
+		helperNodes, helperPuts = wait()
 		if res.Score >= mateBound {
 			res.PV = s.mateLine(res.PV)
 		}
 	}
-	res.Nodes, res.Positions = s.nodes, int64(pos.Puts()-puts)
+	res.Nodes, res.Positions = s.nodes+helperNodes, int64(pos.Puts()-puts)+helperPuts
 	res.Elapsed = time.Since(start)
-	if s.tt.probes > 0 {
-		res.TTHits = float64(s.tt.hits) / float64(s.tt.probes)
+	res.Optimum, res.Maximum = s.clk.optimum, s.clk.maximum
+	if s.probes > 0 {
+		res.TTHits = float64(s.hits) / float64(s.probes)
 	}
 	return res, nil
+}
+
+// prepare sets a thread up for a search of pos within lim, stopped when
+// done is closed.
+func (s *Searcher) prepare(pos *patterns.Position, lim Limits, done <-chan struct{}) {
+	s.pos, s.root, s.lim, s.nodes, s.nextCheck, s.aborted = pos, pos.Board().Stones(), lim, 0, 0, false
+	s.done = done
+	s.probes, s.hits = 0, 0
+	s.killers = [maxPly][2]gomoku.Point{}
+	for i := range s.history {
+		for j := range s.history[i] {
+			s.history[i][j] >>= s.cfg.HistoryAging
+		}
+	}
+}
+
+// startHelpers starts the helper threads on the root (see Searcher) and
+// returns the function that halts them, waits for them and returns their
+// nodes and positions. With one thread it starts nothing.
+func (s *Searcher) startHelpers() (wait func() (nodes, positions int64)) {
+	if s.cfg.Threads <= 1 {
+		return func() (int64, int64) { return 0, 0 }
+	}
+	for len(s.helpers) < s.cfg.Threads-1 {
+		h := &Searcher{cfg: s.cfg, tt: s.tt, vcf: patterns.NewVCFTable(s.cfg.VCFTableBits), id: len(s.helpers) + 1}
+		if s.newPrior != nil {
+			h.prior = s.newPrior()
+		}
+		if s.newValue != nil {
+			h.value = s.newValue()
+		}
+		s.helpers = append(s.helpers, h)
+	}
+	halt, total := new(atomic.Bool), new(atomic.Int64)
+	var wg sync.WaitGroup
+	total.Store(s.nodes) // the main thread's root threat searches
+	s.total, s.published = total, s.nodes
+	for _, h := range s.helpers {
+		h.ownPos.Reset(s.pos.Board())
+		h.puts0 = h.ownPos.Puts()
+		h.prepare(&h.ownPos, Limits{Nodes: s.lim.Nodes}, s.done) // RootExact is the main thread's
+		h.clk, h.halt, h.total, h.published = clock{}, halt, total, 0
+		wg.Add(1)
+		go func() { // joined by wait, before Search returns
+			defer wg.Done()
+			h.iterate()
+		}()
+	}
+	return func() (nodes, positions int64) {
+		halt.Store(true)
+		wg.Wait()
+		s.total = nil
+		for _, h := range s.helpers {
+			nodes += h.nodes
+			positions += int64(h.ownPos.Puts() - h.puts0)
+		}
+		return nodes, positions
+	}
 }
 
 // decided settles the root by rule or by a threat search when it can.
@@ -268,8 +348,11 @@ func (s *Searcher) byRule() (Result, bool) {
 func (s *Searcher) byThreats() (Result, bool) {
 	p, me := s.pos, s.pos.Board().ToMove()
 	vcfNodes, vctNodes := s.threatBudgets()
+	if s.stopped() { // a VCF cannot be stopped: none for a stopped search
+		return Result{}, false
+	}
 	if vcfNodes > 0 && !p.Set(patterns.MakesFour, me).Empty() {
-		line, ok, n := patterns.VCF(p, me, patterns.Limits{MaxNodes: vcfNodes, MaxDepth: 30, Table: s.vcf})
+		line, ok, n := patterns.VCF(p, me, patterns.Limits{MaxNodes: vcfNodes, MaxDepth: s.cfg.RootVCFDepth, Table: s.vcf})
 		s.nodes += int64(n)
 		if ok {
 			return Result{Move: line[0], Score: Mate - len(line), PV: line,
@@ -288,14 +371,17 @@ func (s *Searcher) byThreats() (Result, bool) {
 }
 
 // threatBudgets are the root's VCF and VCT node budgets: the configured
-// ones, cut to a quarter of a node limit and of the time left.
+// ones, cut to a share (Config.ThreatShare) of a node limit and of the
+// time left.
 func (s *Searcher) threatBudgets() (vcfNodes, vctNodes int) {
-	vcfNodes, vctNodes = s.cfg.RootVCF, s.cfg.RootVCT
+	c := &s.cfg
+	vcfNodes, vctNodes = c.RootVCF, c.RootVCT
 	if s.lim.Nodes > 0 { // keep node-limited searches within their budget
-		vcfNodes, vctNodes = min(vcfNodes, int(s.lim.Nodes/4)), min(vctNodes, int(s.lim.Nodes/4))
+		n := int(s.lim.Nodes / int64(c.ThreatShare))
+		vcfNodes, vctNodes = min(vcfNodes, n), min(vctNodes, n)
 	}
-	if s.timed { // and timed ones within a quarter of their time (VCF cannot be stopped)
-		n := int(max(time.Until(s.lim.Deadline).Milliseconds(), 1)) * threatNodesPerMS / 4
+	if s.clk.on { // and timed ones within a share of their time (VCF cannot be stopped)
+		n := int(max(time.Until(s.clk.deadline).Milliseconds(), 1)) * c.ThreatNodesPerMS / c.ThreatShare
 		vcfNodes, vctNodes = min(vcfNodes, n), min(vctNodes, n)
 	}
 	return vcfNodes, vctNodes
@@ -326,13 +412,16 @@ func (s *Searcher) iterate() Result {
 		maxD = min(s.lim.Depth, MaxDepth)
 	}
 	for d := 1; d <= maxD; d++ {
+		if s.id > 0 && (d+s.id)%2 != 0 {
+			continue // a helper's depths: see Searcher
+		}
 		score := s.searchRoot(d)
 		if s.aborted {
 			break
 		}
 		best = s.rootResult(d, score)
-		if score >= mateBound || len(s.rootMv) == 1 && d >= 2 {
-			break
+		if score >= mateBound || len(s.rootMv) == 1 && d >= s.cfg.OneMoveDepth {
+			break // a proved win, a forced move: play it now
 		}
 		// A lost root is not given up: the search goes on deepening with
 		// the time it has, every root move in a full window, for the
@@ -344,7 +433,7 @@ func (s *Searcher) iterate() Result {
 				best = s.rootResult(d, score)
 			}
 		}
-		if !s.lim.Soft.IsZero() && time.Now().After(s.lim.Soft) {
+		if s.enough(best.Move, best.Score) {
 			break
 		}
 	}
@@ -373,8 +462,10 @@ func (s *Searcher) addRootRest() {
 }
 
 // searchRoot searches every root move at depth d, reorders them by score
-// (stable) and returns the best score. When the root is lost (every move
-// loses) it searches every move in a full window, and among the moves
+// (stable) and returns the best score. With Limits.RootExact, and when
+// the root is lost (every move loses), it searches every move once in a
+// full window (before 2026-11-25 RootExact searched each move twice, in
+// the window of the best score so far, then in full), and among the moves
 // that hold out equally long it puts first those that make a four, then
 // a three: defences the opponent must answer, that give a weaker search
 // the most chances to go wrong.
@@ -386,13 +477,10 @@ func (s *Searcher) searchRoot(d int) int {
 		p.Play(m.p)
 		s.nodes++
 		var sc int
-		if s.lost && !s.lim.RootExact {
+		if s.lost || s.lim.RootExact { // every move's exact score
 			sc = -s.pvs(d-1, 1, -Inf, Inf)
-		} else if i == 0 || s.lim.RootExact {
+		} else if i == 0 {
 			sc = -s.pvs(d-1, 1, -Inf, -alpha)
-			if s.lim.RootExact {
-				sc = -s.pvs(d-1, 1, -Inf, Inf)
-			}
 		} else {
 			sc = -s.pvs(d-1, 1, -alpha-1, -alpha)
 			if sc > alpha && !s.aborted {
@@ -466,17 +554,37 @@ func (s *Searcher) rootResult(d, score int) Result {
 	return r
 }
 
-// timeUp reports whether the search must stop now (Stop, the node limit
-// or the deadline); it sets aborted.
+// timeUp reports whether the search must stop now (its context, the
+// node limit — all threads' nodes — or the deadline; a helper's main
+// thread being done); it sets aborted.
 func (s *Searcher) timeUp() bool {
 	if s.aborted {
 		return true
 	}
-	if s.stop.Load() || (s.lim.Nodes > 0 && s.nodes >= s.lim.Nodes) ||
-		(s.timed && time.Now().After(s.lim.Deadline)) {
+	nodes := s.nodes
+	if s.total != nil { // several threads: the limit is on their sum
+		nodes = s.total.Add(s.nodes - s.published)
+		s.published = s.nodes
+	}
+	if s.stopped() || (s.lim.Nodes > 0 && nodes >= s.lim.Nodes) ||
+		(s.clk.on && time.Now().After(s.clk.deadline)) {
 		s.aborted = true
 	}
 	return s.aborted
+}
+
+// stopped reports whether the search's context is done (or, for a
+// helper, its main thread).
+func (s *Searcher) stopped() bool {
+	if s.halt != nil && s.halt.Load() {
+		return true
+	}
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // pvs is the principal-variation alpha-beta: the score of the position
@@ -505,7 +613,9 @@ func (s *Searcher) pvs(depth, ply int, alpha, beta int) int {
 	}
 	h := b.Hash()
 	ttMove := gomoku.NoPoint
+	s.probes++
 	if e, ok := s.tt.probe(h); ok {
+		s.hits++
 		ttMove = e.move
 		if int(e.depth) >= depth {
 			sc := fromTT(int(e.score), ply)
@@ -542,9 +652,9 @@ search:
 				nd = depth // a forced block costs no depth
 			}
 			red := 0
-			if !s.cfg.NoLMR && depth >= 3 && i >= 3 && m.score < lmrQuiet && first+len(moves) > 4 {
+			if c := &s.cfg; !c.NoLMR && depth >= c.LMRDepth && i >= c.LMRMove && m.score < c.LMRQuiet && first+len(moves) > c.LMRMinMoves {
 				red = 1
-				if i >= 8 && depth >= 5 {
+				if i >= c.LMRDeepMove && depth >= c.LMRDeepDepth {
 					red = 2
 				}
 			}
@@ -603,10 +713,6 @@ search:
 	return best
 }
 
-// lmrQuiet: moves ranked below this make no three or four and block none;
-// only those are reduced.
-const lmrQuiet = 40
-
 // leaf is the horizon: a VCF for the side to move if it has fours, else
 // the static evaluation.
 func (s *Searcher) leaf(me gomoku.Player, ply int) int {
@@ -621,7 +727,7 @@ func (s *Searcher) leaf(me gomoku.Player, ply int) int {
 
 // vcfWin runs a bounded VCF for me and returns the line's length in plies.
 func (s *Searcher) vcfWin(me gomoku.Player, nodes int) (int, bool) {
-	line, ok, n := patterns.VCF(s.pos, me, patterns.Limits{MaxNodes: nodes, MaxDepth: 16, Table: s.vcf, Line: s.vcfLine[:0]})
+	line, ok, n := patterns.VCF(s.pos, me, patterns.Limits{MaxNodes: nodes, MaxDepth: s.cfg.NodeVCFDepth, Table: s.vcf, Line: s.vcfLine[:0]})
 	s.nodes += int64(n)
 	return len(line), ok
 }
@@ -637,7 +743,7 @@ func (s *Searcher) cutoff(ply, depth int, me gomoku.Player, q gomoku.Point) {
 		k[1], k[0] = k[0], q
 	}
 	h := &s.history[me-1][q]
-	*h = min(*h+int32(depth*depth), 1<<20)
+	*h = min(*h+int32(depth*depth), s.cfg.HistoryMax)
 }
 
 // generate lists the moves of the node at ply for me: the forced set when
@@ -669,7 +775,7 @@ func (s *Searcher) generate(ply, depth int, me gomoku.Player, width int, ttMove 
 		}
 		complete = cands.Len() <= width
 	}
-	if s.prior != nil && (ply == 0 || depth >= s.priorDepth) && len(buf) > 1 {
+	if s.prior != nil && (ply == 0 || depth >= s.cfg.PriorDepth) && len(buf) > 1 {
 		s.applyPrior(buf)
 	}
 	s.order(buf, ply, me, ttMove)
@@ -721,20 +827,22 @@ func sortScored(buf []scored) {
 }
 
 // order moves the TT move first and lets killers and history break
-// nearly-equal pattern scores. It changes the order, never the set.
+// nearly-equal pattern scores (Config.KillerBonus, HistoryCap). It
+// changes the order, never the set.
 func (s *Searcher) order(buf []scored, ply int, me gomoku.Player, ttMove gomoku.Point) {
 	k := s.killers[ply]
+	c := &s.cfg
 	key := func(m scored) int64 {
 		v := int64(m.score) << 16
 		switch m.p {
 		case ttMove:
-			v += 1 << 46
+			v += 1 << 46 // first, whatever its score
 		case k[0]:
-			v += 1 << 15
+			v += c.KillerBonus[0]
 		case k[1]:
-			v += 1 << 14
+			v += c.KillerBonus[1]
 		}
-		return v + int64(min(s.history[me-1][m.p], 1<<13))
+		return v + int64(min(s.history[me-1][m.p], c.HistoryCap))
 	}
 	for i := 1; i < len(buf); i++ {
 		m := buf[i]
@@ -748,8 +856,8 @@ func (s *Searcher) order(buf []scored, ply int, me gomoku.Player, ttMove gomoku.
 	}
 }
 
-// applyPrior blends the learned prior into the pattern scores of buf (up
-// to a tenth of the score range of a three), then re-sorts.
+// applyPrior blends the learned prior into the pattern scores of buf
+// (Config.PriorWeight), then re-sorts.
 func (s *Searcher) applyPrior(buf []scored) {
 	s.pointBuf = s.pointBuf[:0]
 	for _, m := range buf {
@@ -759,13 +867,10 @@ func (s *Searcher) applyPrior(buf []scored) {
 	s.prior.Scores(s.pos, s.pointBuf, s.priorBuf)
 	s.nextCheck = s.nodes // the prior costs as much as thousands of nodes: poll the clock next
 	for i := range buf {
-		buf[i].score += int32(priorWeight * s.priorBuf[i])
+		buf[i].score += int32(s.cfg.PriorWeight * s.priorBuf[i])
 	}
 	sortScored(buf)
 }
-
-// priorWeight is what a prior of 1 adds to a move's pattern score.
-const priorWeight = 60
 
 // endScore is the score of a position decided without search, at ply: a
 // game over, a five to make, two fives to stop, an open four to make

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -127,7 +128,7 @@ func (c *proofChecker) propose(pos *patterns.Position, n int) gomoku.Point {
 		return line[0]
 	}
 	s := c.oracle
-	res, err := s.Search(pos, Limits{Nodes: c.nodes})
+	res, err := s.Search(context.Background(), pos, Limits{Nodes: c.nodes})
 	if k := MatePlies(res.Score); err == nil && k > 0 && k <= n {
 		return res.Move
 	}
@@ -225,7 +226,7 @@ func TestAnnouncedWinsSound(t *testing.T) {
 				pos.Play(fr.Moves[rng.IntN(len(fr.Moves))])
 				continue
 			}
-			res, err := s.Search(pos, Limits{Nodes: budget})
+			res, err := s.Search(context.Background(), pos, Limits{Nodes: budget})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -310,7 +311,7 @@ func TestMeasuredPositions(t *testing.T) {
 	for i, m := range measured {
 		pos := gomocupPosition(t, m.moves)
 		s := New(DefaultConfig())
-		res, err := s.Search(pos, Limits{Nodes: 100_000})
+		res, err := s.Search(context.Background(), pos, Limits{Nodes: 100_000})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
 
@@ -139,7 +140,7 @@ func alphaBetaMatchesMinimaxWith(t *testing.T, positions []*patterns.Position, w
 	for i, pos := range positions {
 		d := 1 + i%maxDepth
 		before := pos.Board().String()
-		res, err := s.Search(pos, Limits{Depth: d})
+		res, err := s.Search(context.Background(), pos, Limits{Depth: d})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,7 +190,7 @@ func TestNodeLimitDeterministic(t *testing.T) {
 		var first Result
 		for k := range 2 {
 			s := New(DefaultConfig())
-			res, err := s.Search(pos, Limits{Nodes: 3000})
+			res, err := s.Search(context.Background(), pos, Limits{Nodes: 3000})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -216,7 +217,7 @@ func TestPositionsCount(t *testing.T) {
 	for i, pos := range randomPositions(5, 20, 10, 40) {
 		for _, cfg := range []Config{twinConfig(), DefaultConfig()} {
 			before := pos.Puts()
-			res, err := New(cfg).Search(pos, Limits{Depth: 3})
+			res, err := New(cfg).Search(context.Background(), pos, Limits{Depth: 3})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -230,10 +231,10 @@ func TestPositionsCount(t *testing.T) {
 	}
 }
 
-// stoppingPrior stops its searcher on its n-th call and notes how many
-// stones the position had seen put by then.
+// stoppingPrior cancels its searcher's context on its n-th call and
+// notes how many stones the position had seen put by then.
 type stoppingPrior struct {
-	s         *Searcher
+	cancel    context.CancelFunc
 	n, calls  int
 	putsAtEnd uint64
 }
@@ -241,7 +242,7 @@ type stoppingPrior struct {
 func (p *stoppingPrior) Scores(pos *patterns.Position, moves []gomoku.Point, out []float64) {
 	p.calls++
 	if p.calls == p.n {
-		p.s.Stop()
+		p.cancel()
 		p.putsAtEnd = pos.Puts()
 	}
 }
@@ -253,11 +254,15 @@ func (p *stoppingPrior) Scores(pos *patterns.Position, moves []gomoku.Point, out
 func TestStopAfterPrior(t *testing.T) {
 	checked := 0
 	for i, pos := range randomPositions(11, 10, 10, 30) {
-		s := New(DefaultConfig())
-		pr := &stoppingPrior{s: s, n: 6}
-		s.SetPrior(pr, 1)
+		cfg := DefaultConfig()
+		cfg.PriorDepth = 1
+		s := New(cfg)
+		ctx, cancel := context.WithCancel(context.Background())
+		pr := &stoppingPrior{cancel: cancel, n: 6}
+		s.SetPrior(func() Prior { return pr })
 		before := pos.Puts()
-		res, err := s.Search(pos, Limits{Depth: 8})
+		res, err := s.Search(ctx, pos, Limits{Depth: 8})
+		cancel()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -271,5 +276,80 @@ func TestStopAfterPrior(t *testing.T) {
 	}
 	if checked < 5 {
 		t.Errorf("only %d of 10 searches reached the prior's sixth call", checked)
+	}
+}
+
+// TestStoppedBeforeStart: a search whose context is done before Search is
+// called (a YXSTOP that came before the engine began) returns at once,
+// though nothing else limits it, with a legal move: the best-ranked one
+// (or the rule's), after no more than the first poll's nodes, and no
+// threat search (a VCF cannot be stopped).
+func TestStoppedBeforeStart(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s := New(DefaultConfig())
+	for i, pos := range randomPositions(23, 30, 6, 40) {
+		before := pos.Board().String()
+		res, err := s.Search(ctx, pos, Limits{}) // no limit: only ctx ends it
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pos.Board().String() != before {
+			t.Fatalf("position %d: the board was not restored", i)
+		}
+		if !res.Move.Valid() || pos.Board().At(res.Move) != gomoku.Empty {
+			t.Fatalf("position %d: illegal move %v (%s)", i, res.Move, res.Reason)
+		}
+		if res.Depth > 0 || res.Nodes > 1 {
+			t.Errorf("position %d: a stopped search went on: depth %d, %d nodes (%s)", i, res.Depth, res.Nodes, res.Reason)
+		}
+	}
+}
+
+// TestThreads: a search on several threads (Lazy SMP) plays a legal
+// move, restores the board, counts every thread's nodes, keeps to a node
+// limit within the threads' polls, and announces only wins whose line
+// gomoku's referee accepts. (Run with -race: the threads share only the
+// transposition table, whose slots are atomic.)
+func TestThreads(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.TTBits = 14 // small: the threads overwrite each other's slots
+	positions := randomPositions(29, 24, 8, 40)
+	if testing.Short() {
+		positions = positions[:8]
+	}
+	for _, threads := range []int{2, 4} {
+		cfg.Threads = threads
+		s := New(cfg)
+		wins := 0
+		for i, pos := range positions {
+			before := pos.Board().String()
+			s.Clear()
+			const nodes = 20_000
+			res, err := s.Search(context.Background(), pos, Limits{Nodes: nodes})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pos.Board().String() != before {
+				t.Fatalf("%d threads, position %d: the board was not restored", threads, i)
+			}
+			if !res.Move.Valid() || pos.Board().At(res.Move) != gomoku.Empty {
+				t.Fatalf("%d threads, position %d: illegal move %v", threads, i, res.Move)
+			}
+			if res.Depth > 0 && (res.Nodes > nodes+int64(threads)*(256+int64(cfg.LineNodes)+2*int64(cfg.NodeVCF)) || res.Nodes < 0) {
+				t.Errorf("%d threads, position %d: %d nodes for a limit of %d", threads, i, res.Nodes, nodes)
+			}
+			if MatePlies(res.Score) > 0 {
+				wins++
+				if why := refereeLine(pos.Board(), res.PV); why != "" {
+					t.Errorf("%d threads, position %d: %s, line %v: %s", threads, i, res.Reason, res.PV, why)
+				}
+			}
+		}
+		t.Logf("%d threads: %d wins announced", threads, wins)
+		s.SetThreads(1)
+		if s.Threads() != 1 {
+			t.Errorf("SetThreads(1): %d threads", s.Threads())
+		}
 	}
 }

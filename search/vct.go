@@ -23,6 +23,8 @@ type vctSearch struct {
 	nextPoll int // nodes at which attack next polls stop
 	cut      bool
 	noVCF    bool // tests: threes and fours only, no VCF shortcut
+	vcfNodes int  // bound of each VCF tried (Config.VCTVCFNodes; 0: none)
+	vcfDepth int  // and of its attacking moves (Config.VCTVCFDepth)
 	vcf      *patterns.VCFTable
 	win      map[uint64]vctWin // attacker node → its winning move
 	fail     map[uint64]int    // attacker node → depth known not to win
@@ -40,8 +42,12 @@ type vctWin struct {
 // vcfMark marks an attacker node won by a VCF (read back by running it).
 const vcfMark = gomoku.Point(254)
 
-// vctVCFNodes bounds each VCF tried inside the VCT.
-const vctVCFNodes = 2000
+// vcfReadNodes and maxVCFRead bound the VCF that reads a proven VCF back
+// (it found the win before, within far less: not a tuning number).
+const (
+	vcfReadNodes = 1 << 20
+	maxVCFRead   = 30
+)
 
 // run searches a VCT for side on pos within depth threat moves and
 // maxNodes nodes; stop, if not nil, is polled. It returns the line
@@ -130,8 +136,8 @@ func (v *vctSearch) attack(depth int) int {
 	if d, ok := v.fail[h]; ok && d >= depth {
 		return 0
 	}
-	if !v.noVCF && !p.Set(patterns.MakesFour, v.a).Empty() {
-		line, ok, n := patterns.VCF(p, v.a, patterns.Limits{MaxNodes: vctVCFNodes, MaxDepth: 20, Table: v.vcf, Line: v.vcfLine[:0]})
+	if !v.noVCF && v.vcfNodes > 0 && !p.Set(patterns.MakesFour, v.a).Empty() {
+		line, ok, n := patterns.VCF(p, v.a, patterns.Limits{MaxNodes: v.vcfNodes, MaxDepth: v.vcfDepth, Table: v.vcf, Line: v.vcfLine[:0]})
 		v.nodes += n
 		if ok {
 			v.win[h] = vctWin{vcfMark, len(line)}
@@ -239,7 +245,7 @@ func (v *vctSearch) line() []gomoku.Point {
 			m = w.move
 		}
 		if m == vcfMark {
-			vl, ok, _ := patterns.VCF(p, v.a, patterns.Limits{MaxNodes: 1 << 20, MaxDepth: 30, Table: v.vcf})
+			vl, ok, _ := patterns.VCF(p, v.a, patterns.Limits{MaxNodes: vcfReadNodes, MaxDepth: maxVCFRead, Table: v.vcf})
 			if !ok {
 				return nil
 			}

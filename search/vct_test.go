@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"testing"
 
 	"ocvist/gomoku"
@@ -158,7 +159,7 @@ func searchLinesRefereed(t *testing.T, positions []*patterns.Position, want, wan
 	s := New(DefaultConfig())
 	checked, bySearch := 0, 0
 	for i, pos := range positions {
-		res, err := s.Search(pos, Limits{Nodes: 20000})
+		res, err := s.Search(context.Background(), pos, Limits{Nodes: 20000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,7 +188,7 @@ func searchLinesRefereed(t *testing.T, positions []*patterns.Position, want, wan
 // lumps (a poll on node counts that are multiples of 256 missed most of
 // them), and stops at the first true.
 func TestVCTPollsStop(t *testing.T) {
-	var v vctSearch
+	v := vctSearch{vcfNodes: DefaultConfig().VCTVCFNodes, vcfDepth: DefaultConfig().VCTVCFDepth}
 	vcf := patterns.NewVCFTable(12)
 	long := 0
 	for i, pos := range randomPositions(21, 40, 10, 30) {
@@ -202,7 +203,7 @@ func TestVCTPollsStop(t *testing.T) {
 		long++
 		last := 0
 		for _, p := range append(polls, n) {
-			if p-last > 256+vctVCFNodes+1 {
+			if p-last > 256+v.vcfNodes+1 {
 				t.Fatalf("position %d: %d nodes between polls (at %d of %d)", i, p-last, last, n)
 			}
 			last = p

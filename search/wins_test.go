@@ -2,6 +2,7 @@ package search
 
 import (
 	"bufio"
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -85,7 +86,7 @@ func TestKnownWins(t *testing.T) {
 	for i, w := range wins {
 		pos := w.position(t)
 		s.Clear()
-		res, err := s.Search(pos, Limits{Nodes: 400_000})
+		res, err := s.Search(context.Background(), pos, Limits{Nodes: 400_000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +114,7 @@ func buildWins(t *testing.T) {
 	if err != nil {
 		t.Fatalf("-wins-from: %v", err)
 	}
-	var v vctSearch
+	v := vctSearch{vcfNodes: DefaultConfig().VCTVCFNodes, vcfDepth: DefaultConfig().VCTVCFDepth}
 	vcf := patterns.NewVCFTable(20)
 	out := []string{"# Forced wins of 9+ plies from the games of an arena match (search against the",
 		"# shipped forest policy, 100 ms a move; search.buildWins, go test -run KnownWins -args",
@@ -201,7 +202,7 @@ func BenchmarkKnownWins(b *testing.B) {
 	for range b.N {
 		for _, pos := range ps {
 			s.Clear()
-			res, err := s.Search(pos, Limits{Nodes: 400_000})
+			res, err := s.Search(context.Background(), pos, Limits{Nodes: 400_000})
 			if err != nil {
 				b.Fatal(err)
 			}

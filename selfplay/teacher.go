@@ -1,6 +1,7 @@
 package selfplay
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 
@@ -110,7 +111,7 @@ func (t *Teacher) Play(rng *rand.Rand) TeacherGame {
 	g.Book = b.Stones()
 	for ply := 0; !b.Over(); ply++ {
 		explore := ply < t.cfg.Explore // exact root scores to choose among
-		res, err := t.s.Search(t.pos, search.Limits{Nodes: t.cfg.Nodes, RootExact: explore})
+		res, err := t.s.Search(context.Background(), t.pos, search.Limits{Nodes: t.cfg.Nodes, RootExact: explore})
 		if err != nil {
 			panic("selfplay: teacher search: " + err.Error()) // b.Over() was checked: a bug
 		}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"ocvist/arena"
 	"ocvist/gomoku"
@@ -22,6 +23,10 @@ import (
 type Config struct {
 	Human gomoku.Player // the person's colour, Black (moves first) or White
 	Rule  gomoku.Rule
+	// Turn is the agent's time limit per move, given to it as its clock
+	// (a thinking agent uses most of it); 0: no limit (an agent that
+	// thinks then takes its own default).
+	Turn time.Duration
 }
 
 // Play runs a session of a person against agent: lines come from in (one
@@ -30,7 +35,7 @@ type Config struct {
 // once when ctx is done (whether or not a line is being waited for). It
 // does not close the agent.
 func Play(ctx context.Context, agent arena.Agent, cfg Config, in <-chan string, out io.Writer) error {
-	s := &session{in: in, out: out, agent: agent, human: cfg.Human, rule: cfg.Rule}
+	s := &session{in: in, out: out, agent: agent, human: cfg.Human, rule: cfg.Rule, turn: cfg.Turn}
 	return s.run(ctx)
 }
 
@@ -41,6 +46,7 @@ type session struct {
 	agent arena.Agent
 	human gomoku.Player
 	rule  gomoku.Rule
+	turn  time.Duration
 	board *gomoku.Board
 	drawn bool // the board has been shown since it last changed
 }
@@ -114,7 +120,7 @@ func (s *session) newGame() error {
 
 func (s *session) agentMove(ctx context.Context) error {
 	view := *s.board
-	p, err := s.agent.Move(ctx, &view)
+	p, err := s.agent.Move(ctx, &view, gomoku.Clock{Start: time.Now(), Turn: s.turn})
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.agent.Name(), err)
 	}

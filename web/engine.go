@@ -161,15 +161,14 @@ func (e *engines) think(ctx context.Context, pos *patterns.Position, ms *modelSe
 func deepen(ctx context.Context, sl *slot, pos *patterns.Position, ms *modelSet, lim thinkLimits, out chan<- Info) (search.Result, error) {
 	for _, s := range []*search.Searcher{sl.full, sl.deep} {
 		s.Clear()
-		s.SetPrior(policy.NewPrior(ms.policy), arena.DefaultPriorDepth)
-		if ms.value != nil {
-			s.SetValue(policy.NewValuer(ms.value), arena.DefaultValueScale)
+		pm, vm := ms.policy, ms.value
+		s.SetPrior(func() search.Prior { return policy.NewPrior(pm) })
+		if vm != nil {
+			s.SetValue(func() search.Value { return policy.NewValuer(vm) })
 		} else {
-			s.SetValue(nil, 0)
+			s.SetValue(nil)
 		}
 	}
-	stop := context.AfterFunc(ctx, func() { sl.full.Stop(); sl.deep.Stop() })
-	defer stop()
 	start := time.Now()
 	var best search.Result
 	var used int64
@@ -184,7 +183,7 @@ func deepen(ctx context.Context, sl *slot, pos *patterns.Position, ms *modelSet,
 		if d == 1 {
 			s = sl.full
 		}
-		res, err := s.Search(pos, l)
+		res, err := s.Search(ctx, pos, l)
 		if err != nil {
 			return best, err
 		}
@@ -231,7 +230,7 @@ func infoOf(pos *patterns.Position, r search.Result, exact bool) Info {
 // patterns): the move, and an Info with its reason and the agent's own
 // ranking as the top moves.
 func agentMove(ctx context.Context, a arena.Agent, b *gomoku.Board) (gomoku.Point, Info, error) {
-	q, err := a.Move(ctx, b)
+	q, err := a.Move(ctx, b, gomoku.Clock{}) // no clock: forest and patterns answer at once
 	if err != nil {
 		return q, Info{}, err
 	}

@@ -13,6 +13,7 @@ import (
 	"ocvist/data"
 	"ocvist/forest"
 	"ocvist/gomocup"
+	"ocvist/internal/cli"
 	"ocvist/patterns"
 	"ocvist/policy"
 	"ocvist/search"
@@ -27,18 +28,36 @@ const defaultTurn = gomocup.DefaultTurn
 
 // agentFlags are the flags that choose one agent.
 type agentFlags struct {
-	spec string
-	seed uint64
+	spec    string
+	seed    uint64
+	threads int
 }
 
 func (a *agentFlags) register(fs *flag.FlagSet, role string) {
 	fs.StringVar(&a.spec, "agent", defaultAgent, role+": "+agentHelp)
 	fs.Uint64Var(&a.seed, "seed", 1, "the agent's random seed")
+	fs.IntVar(&a.threads, "threads", 0, "threads of a search agent (as search,threads=N; 0: the agent's own, 1 unless given)")
 }
+
+// threader is an agent that thinks on several threads (arena.Search).
+type threader interface{ SetThreads(n int) }
 
 func (a *agentFlags) new(env agentEnv) (arena.Agent, error) {
 	env.seed = a.seed
-	return newAgent(a.spec, env)
+	if a.threads < 0 || a.threads > search.MaxThreads {
+		return nil, cli.Usagef("-threads %d: want 1 to %d", a.threads, search.MaxThreads)
+	}
+	ag, err := newAgent(a.spec, env)
+	if err != nil || a.threads == 0 {
+		return ag, err
+	}
+	t, ok := ag.(threader)
+	if !ok {
+		ag.Close()
+		return nil, cli.Usagef("-threads %d: agent %s thinks on no threads", a.threads, a.spec)
+	}
+	t.SetThreads(a.threads)
+	return ag, nil
 }
 
 // agentEnv is what an agent may need besides its name.
@@ -48,7 +67,7 @@ type agentEnv struct {
 	log  io.Writer     // an external engine's stderr; nil discards it
 }
 
-const agentHelp = "random, patterns, forest[:MODEL], search[:MODEL|none][,nodes=N][,depth=D][,value=FILE|none] or engine:COMMAND"
+const agentHelp = "random, patterns, forest[:MODEL], search[:MODEL|none][,nodes=N][,depth=D][,value=FILE|none][,OPTION=V…] or engine:COMMAND"
 
 // newAgent builds the agent named by spec.
 func newAgent(spec string, env agentEnv) (arena.Agent, error) {
@@ -143,37 +162,50 @@ func searchConfig(arg string) (arena.SearchConfig, error) {
 }
 
 // searchOption applies one option o, "name=value", to cfg and reports
-// whether it was value= (a value model file, or none).
+// whether it was value= (a value model file, or none). nodes and depth
+// bound the agent's moves; every other name is a knob of search.Config
+// (searchOptionsHelp lists them), and means what it says.
 func searchOption(cfg *arena.SearchConfig, o string) (isValue bool, err error) {
-	k, v, _ := strings.Cut(o, "=")
-	if k == "value" {
+	k, v, ok := strings.Cut(o, "=")
+	if !ok {
+		return false, fmt.Errorf("option %q: want NAME=VALUE", o)
+	}
+	switch k {
+	case "value":
 		vm, err := loadValue(v)
 		if err != nil {
 			return true, err
 		}
 		cfg.Value = vm
 		return true, nil
+	case "nodes", "depth":
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 {
+			return false, fmt.Errorf("option %q: want %s=N, N >= 1", o, k)
+		}
+		if k == "nodes" {
+			cfg.Nodes = n
+		} else {
+			cfg.Depth = int(min(n, search.MaxDepth))
+		}
+		return false, nil
 	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	switch {
-	case err != nil || n < 1:
-		return false, fmt.Errorf("option %q: want nodes=N, depth=D (N, D >= 1) or value=FILE", o)
-	case k == "nodes":
-		cfg.Nodes = n
-	case k == "depth":
-		cfg.Depth = int(n)
-	case k == "nodevcf": // tuning: VCF nodes at interior nodes (1 = off)
-		cfg.Engine.NodeVCF = int(n - 1)
-	case k == "leafvcf": // tuning: VCF nodes at the horizon (1 = off)
-		cfg.Engine.LeafVCF = int(n - 1)
-	case k == "prior": // tuning: least depth left for the learned prior
-		cfg.PriorDepth = int(n)
-	case k == "valuescale": // tuning: evaluation units of a sure win over ½
-		cfg.ValueScale = float64(n)
-	default:
-		return false, fmt.Errorf("unknown option %q (want nodes=N, depth=D or value=FILE)", o)
+	return false, cfg.Engine.Set(k, v)
+}
+
+// searchOptionsHelp lists the search agent's options: its own, then the
+// knobs of search.Config with their defaults.
+func searchOptionsHelp() string {
+	var b strings.Builder
+	b.WriteString("Options of the search agent (search[:MODEL],NAME=VALUE,…):\n")
+	b.WriteString("  nodes=N, depth=D   bound every move (deterministic play); else the clock decides\n")
+	b.WriteString("  value=FILE|none    the value model (default: the shipped one with the shipped policy)\n")
+	def := search.DefaultConfig()
+	for _, o := range search.Options() {
+		fmt.Fprintf(&b, "  %s=%s: %s\n", o.Name, def.Get(o.Name), o.Doc)
 	}
-	return false, nil
+	b.WriteString("(search.Config documents each knob; search/TUNING.md what was measured.)")
+	return b.String()
 }
 
 // loadValue loads the value model file path, the shipped one when path is

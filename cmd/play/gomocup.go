@@ -15,9 +15,13 @@ for tournament managers and GUIs such as Piskvork or c-gomoku-cli. Supported:
 START 15, RECTSTART 15,15, RESTART, BEGIN, TURN, BOARD (field 3 is ignored),
 INFO (rule 0 freestyle, 1 standard, bit 2 "continuous game" ignored, renju
 and caro refused with an ERROR on each move; timeout_turn, timeout_match,
-time_left, max_memory; a malformed value is ignored, with a MESSAGE), TAKEBACK,
-PLAY, ABOUT, END, and YXSTOP (a thinking agent answers at once with its best
-move). Managers need an executable whose name starts
+time_left, max_memory, thread_num; a malformed value is ignored, with a
+MESSAGE), TAKEBACK, PLAY, ABOUT, END, and YXSTOP (a thinking agent answers at
+once with its best move). The agent gets the clock as the manager states it
+and the search's time manager decides how much to use: at 1 s a move about
+60-90% of it, never more than the turn less 30 ms and 5%; under a match clock
+at most a seventh of the time left. INFO thread_num N (or -threads N, which it
+overrides) makes the search think on N threads. Managers need an executable whose name starts
 with "pbrain-": a copy of this program named, say, pbrain-ocvist starts as the
 engine without arguments. The shipped models were fitted for freestyle; the
 default engine, the search over them, uses them in standard games too (a
@@ -38,7 +42,7 @@ type gomocupConfig struct {
 }
 
 func (c *gomocupConfig) parse(args []string, stderr io.Writer) error {
-	fs := cli.NewFlagSet("play gomocup", "[-agent A | -model FILE] [-seed S]", gomocupAbout, stderr)
+	fs := cli.NewFlagSet("play gomocup", "[-agent A | -model FILE] [-seed S] [-threads N]", gomocupAbout, stderr)
 	c.agent.register(fs, "the engine's agent")
 	fs.StringVar(&c.model, "model", "", "forest model `file` (the same as -agent forest:FILE); default: the shipped model")
 	if err := cli.ParseNoArgs(fs, args); err != nil {

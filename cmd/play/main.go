@@ -4,6 +4,7 @@
 //	play gomocup [flags]      a Gomocup protocol engine on stdin/stdout
 //	play match [flags]        paired games between two agents, with Elo
 //	play web [flags]          the page in the browser: play, analyse, watch, dashboard
+//	play bench [flags]        the search's bench signature
 //
 // Agents are named on the command line: random, patterns, forest[:MODEL]
 // and engine:COMMAND (an external Gomocup engine; COMMAND is split on
@@ -42,9 +43,11 @@ var program = cli.Program{
 		{Name: "gomocup", Summary: "run as a Gomocup protocol engine on stdin/stdout", Run: runGomocup},
 		{Name: "web", Summary: "serve the page: play, analyse and watch in the browser, and a training dashboard", Run: runWeb},
 		{Name: "match", Summary: "play paired games between two agents and estimate the Elo difference", Run: runMatch},
+		{Name: "bench", Summary: "print the search's bench signature (its node count on fixed positions)", Run: runBench},
 	},
 	Notes: "Agents: " + agentHelp + `.
-A copy of this program named pbrain-NAME starts as "play gomocup".`,
+A copy of this program named pbrain-NAME starts as "play gomocup".
+` + searchOptionsHelp(),
 }
 
 // Run runs the command line args (without the program name).

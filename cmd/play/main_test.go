@@ -182,3 +182,52 @@ func TestInterruptAtPrompt(t *testing.T) {
 		t.Errorf("after SIGINT at the prompt: %v, stderr %q; want exit 0 and nothing", err, errb.String())
 	}
 }
+
+// TestBenchCLI: play bench prints one line with the node count of the
+// bench positions at the depth asked (here a shallow one, for speed).
+func TestBenchCLI(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := Run(context.Background(), []string{"bench", "-depth", "2"}, nil, &out, &errb); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	if !strings.HasPrefix(out.String(), "bench: ") || !strings.Contains(out.String(), "nodes (depth 2, ") {
+		t.Errorf("output %q", out.String())
+	}
+	if err := Run(context.Background(), []string{"bench", "-depth", "0"}, nil, &out, &errb); err == nil {
+		t.Error("play bench -depth 0 succeeded")
+	}
+}
+
+// TestGomocupThreads: the search engine thinks on the threads -threads
+// and INFO thread_num give it; -threads with an agent that does not
+// think is refused.
+func TestGomocupThreads(t *testing.T) {
+	var out, errb bytes.Buffer
+	in := "START 15\r\nINFO thread_num 3\r\nBEGIN\r\nTURN 8,8\r\nTURN 9,9\r\n"
+	if err := Run(context.Background(), []string{"gomocup", "-agent", "search:none,nodes=3000", "-threads", "2"}, strings.NewReader(in), &out, &errb); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 4 || lines[0] != "OK" || lines[1] != "7,7" {
+		t.Errorf("output %q", out.String())
+	}
+	err := Run(context.Background(), []string{"gomocup", "-agent", "random", "-threads", "2"}, strings.NewReader(""), &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "thinks on no threads") {
+		t.Errorf("-threads with random: %v", err)
+	}
+}
+
+// TestBenchTimedCLI: play bench -time searches each position that long
+// on the threads asked and prints the speed.
+func TestBenchTimedCLI(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := Run(context.Background(), []string{"bench", "-time", "5", "-threads", "2"}, nil, &out, &errb); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	if !strings.HasPrefix(out.String(), "bench: 2 threads, 5 ms a position: ") {
+		t.Errorf("output %q", out.String())
+	}
+	if err := Run(context.Background(), []string{"bench", "-threads", "2"}, nil, &out, &errb); err == nil {
+		t.Error("play bench -threads 2 without -time succeeded")
+	}
+}

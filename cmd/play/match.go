@@ -24,9 +24,16 @@ default openings once each way). Prints a progress line on stderr and a
 summary on stdout: wins, draws and losses per side and colour, A's score and
 the Elo difference of A over B with a 95% interval (Wilson's score interval
 with draws, mapped through the logistic Elo curve: a perfect score has an
-infinite estimate but a finite lower end), and the longest move of each agent
-(the timing measurement for engines).
-An agent that errs, plays an illegal move or overruns -turn-ms loses the game.
+infinite estimate but a finite lower end), and each agent's move times: the
+mean of its moves that were not forced (a five to make, a four to block, an
+open four to make, a win by continuous fours: arena.Forced; an engine plays
+them at once) and its longest move.
+The clock: -turn-ms per move and, with -match-ms, a match clock of that many
+milliseconds per side and game; -turn-ms 0 with -match-ms is the match clock
+alone. Agents get the raw clock (external engines as INFO timeout_turn,
+timeout_match and time_left before each move). An agent that errs, plays an
+illegal move, overruns the turn limit or runs out of its match time loses the
+game.
 Interrupted (Ctrl-C), a match still saves and reports the games it finished.
 Agent A gets seed S and B seed S+1 (for random and sampling agents).`
 
@@ -37,6 +44,7 @@ type matchConfig struct {
 	Openings string
 	Rule     string
 	TurnMS   int
+	MatchMS  int
 	MaxPly   int
 	Seed     uint64
 	Save     string
@@ -60,7 +68,8 @@ func runMatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fs.IntVar(&c.Games, "games", 80, "number of games, even (each opening once per colour)")
 	fs.StringVar(&c.Openings, "openings", defaultOpenings, `opening file (Gomocup offset or pos format); "" starts every game from h8`)
 	fs.StringVar(&c.Rule, "rule", "freestyle", "freestyle or standard")
-	fs.IntVar(&c.TurnMS, "turn-ms", 1000, "time limit per move in milliseconds")
+	fs.IntVar(&c.TurnMS, "turn-ms", 1000, "time limit per move in milliseconds (0: none, with -match-ms)")
+	fs.IntVar(&c.MatchMS, "match-ms", 0, "each side's time for a game in milliseconds (a match clock; 0: none)")
 	fs.IntVar(&c.MaxPly, "max-ply", 0, "draw once this many stones stand (0: full board)")
 	fs.Uint64Var(&c.Seed, "seed", 1, "random seed: A gets S, B gets S+1")
 	fs.StringVar(&c.Save, "save", "", "write the games to this SGF file")
@@ -94,7 +103,7 @@ func runMatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 // runParallel plays the match with c.Concurrency games at once, each game
 // with fresh agents seeded from -seed and its index.
 func (c *matchConfig) runParallel(ctx context.Context, cfg arena.Config, stdout, stderr io.Writer) error {
-	env := agentEnv{turn: time.Duration(c.TurnMS) * time.Millisecond}
+	env := agentEnv{turn: c.engineTurn()}
 	if c.Log {
 		env.log = stderr
 	}
@@ -172,8 +181,10 @@ func (c *matchConfig) arenaConfig() (arena.Config, error) {
 		return cfg, cli.Usagef("match: -games %d: want at least 1", c.Games)
 	case c.Games%2 != 0:
 		return cfg, cli.Usagef("match: -games %d: want an even number (games are played in pairs, colours swapped)", c.Games)
-	case c.TurnMS < 1:
-		return cfg, cli.Usagef("match: -turn-ms %d: want at least 1", c.TurnMS)
+	case c.TurnMS < 0 || c.MatchMS < 0:
+		return cfg, cli.Usagef("match: -turn-ms %d, -match-ms %d: want no negative time", c.TurnMS, c.MatchMS)
+	case c.TurnMS == 0 && c.MatchMS == 0:
+		return cfg, cli.Usagef("match: -turn-ms 0 without -match-ms: want a turn limit or a match clock")
 	case c.MaxPly < 0:
 		return cfg, cli.Usagef("match: -max-ply %d is negative", c.MaxPly)
 	}
@@ -181,7 +192,8 @@ func (c *matchConfig) arenaConfig() (arena.Config, error) {
 	if err != nil {
 		return cfg, cli.Usagef("match: -rule: %v", err)
 	}
-	cfg = arena.Config{Rule: rule, MaxPly: c.MaxPly, Games: c.Games, Turn: time.Duration(c.TurnMS) * time.Millisecond}
+	cfg = arena.Config{Rule: rule, MaxPly: c.MaxPly, Games: c.Games,
+		Turn: time.Duration(c.TurnMS) * time.Millisecond, Match: time.Duration(c.MatchMS) * time.Millisecond}
 	switch {
 	case c.Generate < 0:
 		return cfg, cli.Usagef("match: -generate %d is negative", c.Generate)
@@ -223,7 +235,7 @@ func parseSPRT(s string) (arena.SPRT, error) {
 }
 
 func (c *matchConfig) agents(stderr io.Writer) (a, b arena.Agent, err error) {
-	env := agentEnv{seed: c.Seed, turn: time.Duration(c.TurnMS) * time.Millisecond}
+	env := agentEnv{seed: c.Seed, turn: c.engineTurn()}
 	if c.Log {
 		env.log = stderr
 	}
@@ -274,8 +286,8 @@ func writeSummary(w io.Writer, c *matchConfig, cfg arena.Config, r *arena.Result
 	case c.Openings != "":
 		openings = fmt.Sprintf("%s (%d)", c.Openings, len(cfg.Openings))
 	}
-	fmt.Fprintf(w, "A = %s, B = %s: %d games, %s, openings %s, seed %d, %d ms per move\n",
-		r.A, r.B, r.Total.Games(), cfg.Rule, openings, c.Seed, c.TurnMS)
+	fmt.Fprintf(w, "A = %s, B = %s: %d games, %s, openings %s, seed %d, %s\n",
+		r.A, r.B, r.Total.Games(), cfg.Rule, openings, c.Seed, c.clockText())
 	fmt.Fprintf(w, "%-14s %6s %6s %6s\n", "", "A wins", "draws", "B wins")
 	for _, row := range []struct {
 		name string
@@ -296,7 +308,32 @@ func writeSummary(w io.Writer, c *matchConfig, cfg arena.Config, r *arena.Result
 		fmt.Fprintf(w, "SPRT elo0 %g, elo1 %g: LLR %.2f (bounds %.2f, %.2f): %v\n", cfg.SPRT.Elo0, cfg.SPRT.Elo1, r.LLR, lo, hi, r.Decision)
 	}
 	fa, fb := forfeits(r)
-	fmt.Fprintf(w, "forfeits: A %d, B %d; longest move: A %s, B %s\n", fa, fb, fmtDur(r.MaxTime[0]), fmtDur(r.MaxTime[1]))
+	fmt.Fprintf(w, "forfeits: A %d, B %d\n", fa, fb)
+	for i, name := range []string{"A", "B"} {
+		t := r.Time[i]
+		fmt.Fprintf(w, "move time of %s: mean %s over %d moves not forced (%d forced left out), longest %s\n",
+			name, fmtDur(t.Mean()), t.Moves-t.Forced, t.Forced, fmtDur(t.Max))
+	}
+}
+
+// clockText says the match's clock.
+func (c *matchConfig) clockText() string {
+	switch {
+	case c.MatchMS > 0 && c.TurnMS > 0:
+		return fmt.Sprintf("%d ms per move, %d ms per side and game", c.TurnMS, c.MatchMS)
+	case c.MatchMS > 0:
+		return fmt.Sprintf("%d ms per side and game", c.MatchMS)
+	}
+	return fmt.Sprintf("%d ms per move", c.TurnMS)
+}
+
+// engineTurn is the turn limit an external engine is told when it starts
+// (each move then sends its clock): the turn limit, or the match time.
+func (c *matchConfig) engineTurn() time.Duration {
+	if c.TurnMS > 0 {
+		return time.Duration(c.TurnMS) * time.Millisecond
+	}
+	return time.Duration(c.MatchMS) * time.Millisecond
 }
 
 func fmtElo(x float64) string {
@@ -309,7 +346,9 @@ func fmtElo(x float64) string {
 	return fmt.Sprintf("%+.1f", x)
 }
 
-func fmtDur(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+func fmtDur(d time.Duration) string { return fmt.Sprintf("%.1f ms", msOf(d)) }
+
+func msOf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // finite is a JSON number, or null for an infinite or NaN value.
 func finite(x float64) *float64 {
@@ -328,6 +367,7 @@ type matchJSON struct {
 	Rule     string      `json:"rule"`
 	Openings string      `json:"openings"`
 	TurnMS   int         `json:"turn_ms"`
+	MatchMS  int         `json:"match_ms"`
 	Games    int         `json:"games"`
 	AWins    int         `json:"a_wins"`
 	BWins    int         `json:"b_wins"`
@@ -342,6 +382,12 @@ type matchJSON struct {
 	BForfeit int         `json:"b_forfeits"`
 	AMaxMS   float64     `json:"a_max_move_ms"`
 	BMaxMS   float64     `json:"b_max_move_ms"`
+	AMeanMS  float64     `json:"a_mean_move_ms"` // moves not forced
+	BMeanMS  float64     `json:"b_mean_move_ms"`
+	AMoves   int         `json:"a_moves"`
+	BMoves   int         `json:"b_moves"`
+	AForced  int         `json:"a_forced_moves"`
+	BForced  int         `json:"b_forced_moves"`
 	Penta    [5]int      `json:"pentanomial"`
 	SPRT     string      `json:"sprt,omitempty"`
 	LLR      float64     `json:"llr"`
@@ -351,11 +397,12 @@ func writeJSON(w io.Writer, c *matchConfig, rule gomoku.Rule, r *arena.Result) e
 	elo, lo, hi := r.Elo()
 	fa, fb := forfeits(r)
 	out := matchJSON{
-		A: r.A, B: r.B, Seed: c.Seed, Rule: rule.String(), Openings: c.Openings, TurnMS: c.TurnMS,
+		A: r.A, B: r.B, Seed: c.Seed, Rule: rule.String(), Openings: c.Openings, TurnMS: c.TurnMS, MatchMS: c.MatchMS,
 		Games: r.Total.Games(), AWins: r.Total.AWins, BWins: r.Total.BWins, Draws: r.Total.Draws,
 		ABlack: r.ABlack, AWhite: r.AWhite, Score: r.Score(),
 		Elo: finite(elo), EloLow: finite(lo), EloHigh: finite(hi), AForfeit: fa, BForfeit: fb,
-		AMaxMS: float64(r.MaxTime[0].Microseconds()) / 1000, BMaxMS: float64(r.MaxTime[1].Microseconds()) / 1000,
+		AMaxMS: msOf(r.Time[0].Max), BMaxMS: msOf(r.Time[1].Max), AMeanMS: msOf(r.Time[0].Mean()), BMeanMS: msOf(r.Time[1].Mean()),
+		AMoves: r.Time[0].Moves, BMoves: r.Time[1].Moves, AForced: r.Time[0].Forced, BForced: r.Time[1].Forced,
 		Penta: r.Pentanomial(), LLR: r.LLR,
 	}
 	if c.SPRT != "" {

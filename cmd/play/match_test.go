@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -196,7 +197,7 @@ func TestMatchCLIEngineSameAsInProcess(t *testing.T) {
 func TestMatchCLISaveAndSummary(t *testing.T) {
 	save := filepath.Join(t.TempDir(), "games.sgf")
 	out := runCLI(t, "match", "-a", "patterns", "-b", "random", "-games", "4", "-save", save)
-	for _, want := range []string{"A = patterns, B = random: 4 games", "all games", "A black", "Elo A-B: +inf", "longest move"} {
+	for _, want := range []string{"A = patterns, B = random: 4 games", "all games", "A black", "Elo A-B: +inf", "longest", "move time of A: mean"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
@@ -257,6 +258,21 @@ func TestMatchCLIInterruptedKeepsGames(t *testing.T) {
 	}
 }
 
+// TestMatchCLIMatchClock: a match clock alone (-turn-ms 0), for an
+// in-process agent and an external engine (told its clock by INFO
+// timeout_match and time_left): no game is lost on time, and the summary
+// counts every move of both sides.
+func TestMatchCLIMatchClock(t *testing.T) {
+	bin := playBinary(t)
+	m := matchJSONOut(t, "-a", "patterns", "-b", "engine:"+bin+" gomocup -agent patterns", "-games", "4", "-turn-ms", "0", "-match-ms", "60000")
+	if m.AForfeit != 0 || m.BForfeit != 0 || m.MatchMS != 60000 || m.TurnMS != 0 {
+		t.Errorf("%+v", m)
+	}
+	if m.AMoves == 0 || m.BMoves == 0 || m.AForced > m.AMoves {
+		t.Errorf("moves: A %d (%d forced), B %d", m.AMoves, m.AForced, m.BMoves)
+	}
+}
+
 func TestMatchCLIErrors(t *testing.T) {
 	tests := []struct {
 		args []string
@@ -275,6 +291,9 @@ func TestMatchCLIErrors(t *testing.T) {
 		{[]string{"match", "-a", "random", "-b", "random", "-max-ply", "3"}, "the game is over after the opening"},
 		{[]string{"bogus"}, `unknown command "bogus"`},
 		{[]string{"terminal", "-color", "red"}, `-color "red"`},
+		{[]string{"match", "-a", "random", "-b", "random", "-turn-ms", "0"}, "want a turn limit or a match clock"},
+		{[]string{"match", "-a", "random", "-b", "random", "-match-ms", "-1"}, "want no negative time"},
+		{[]string{"terminal", "-turn-ms", "0"}, "-turn-ms 0"},
 	}
 	t.Chdir(repoRoot)
 	for _, tt := range tests {
@@ -312,7 +331,7 @@ func BenchmarkEngineMoveTime(b *testing.B) {
 		for _, g := range r.Games {
 			moves += len(g.Moves) - g.Book
 		}
-		b.ReportMetric(float64(r.MaxTime[0].Microseconds())/1000, "max_move_ms")
+		b.ReportMetric(float64(r.Time[0].Max.Microseconds())/1000, "max_move_ms")
 		b.ReportMetric(float64(moves/2), "engine_moves")
 	}
 }
@@ -352,5 +371,24 @@ func TestSearchAgentSpecs(t *testing.T) {
 	}
 	if _, err := agentMaker("search,nodes=x", agentEnv{}); err == nil || !strings.Contains(err.Error(), "nodes=N") {
 		t.Errorf("search,nodes=x: error %v, want the options' help", err)
+	}
+}
+
+// TestSearchAgentKnobs: every other option sets its search.Config knob to
+// the value written (nodevcf=N is N VCF nodes, 0 none), and a value out
+// of range or an unknown name is an error naming it.
+func TestSearchAgentKnobs(t *testing.T) {
+	cfg, err := searchConfig("none,nodevcf=0,leafvcf=150,width=1/5/6,lmr=0,priorweight=30,valuescale=2400")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := cfg.Engine
+	if e.NodeVCF != 0 || e.LeafVCF != 150 || !slices.Equal(e.Width, []int{1, 5, 6}) || !e.NoLMR || e.PriorWeight != 30 || e.ValueScale != 2400 {
+		t.Errorf("knobs not set as written: %+v", e)
+	}
+	for _, bad := range []string{"none,nodevcf=-1", "none,width=1/0", "none,lmr=2", "none,bogus=3", "none,rootwidth"} {
+		if _, err := searchConfig(bad); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"time"
 
 	"ocvist/gomoku"
 	"ocvist/internal/cli"
@@ -23,22 +24,27 @@ type terminalConfig struct {
 	agent  agentFlags
 	color  string
 	rule   string
+	turnMS int
 	player terminal.Config
 }
 
 func (c *terminalConfig) parse(args []string, stderr io.Writer) error {
-	fs := cli.NewFlagSet("play terminal", "[-agent A] [-color x|o] [-rule R] [-seed S]", terminalAbout, stderr)
+	fs := cli.NewFlagSet("play terminal", "[-agent A] [-color x|o] [-rule R] [-turn-ms MS] [-threads N] [-seed S]", terminalAbout, stderr)
 	c.agent.register(fs, "your opponent")
 	fs.StringVar(&c.color, "color", "x", "your colour: x (black, moves first) or o (white)")
 	fs.StringVar(&c.rule, "rule", "freestyle", "freestyle or standard")
+	fs.IntVar(&c.turnMS, "turn-ms", int(defaultTurn/time.Millisecond), "the agent's time limit per move, in milliseconds (the search uses most of it)")
 	if err := cli.ParseNoArgs(fs, args); err != nil {
 		return err
+	}
+	if c.turnMS < 1 {
+		return cli.Usagef("play terminal: -turn-ms %d: want at least 1", c.turnMS)
 	}
 	rule, err := gomoku.ParseRule(c.rule)
 	if err != nil {
 		return cli.Usagef("play terminal: -rule: %v", err)
 	}
-	c.player = terminal.Config{Human: gomoku.Black, Rule: rule}
+	c.player = terminal.Config{Human: gomoku.Black, Rule: rule, Turn: time.Duration(c.turnMS) * time.Millisecond}
 	switch c.color {
 	case "x", "X", "black":
 	case "o", "O", "white":
@@ -54,7 +60,7 @@ func runTerminal(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err := c.parse(args, stderr); err != nil {
 		return err
 	}
-	ag, err := c.agent.new(agentEnv{turn: defaultTurn})
+	ag, err := c.agent.new(agentEnv{turn: c.player.Turn})
 	if err != nil {
 		return err
 	}

@@ -225,6 +225,7 @@ var goroutines = map[string]string{
 	"coordinator/run.go":       "a PostgreSQL job's prune beside its merger (started by it, waited for by it)",
 	"gomocup/think.go":         "the engine's Move for one turn, waited for before the turn's call returns",
 	"web/engine.go":            "one search per running search request (at most Config.MaxSearches at once, on a niced OS thread), waited for before the request returns",
+	"search/search.go":         "a search's helper threads (Lazy SMP, Config.Threads − 1), halted and waited for before Search returns",
 	"internal/cli/lines.go":    "the commands' input reader (internal/cli is the commands' scaffold)",
 	"internal/cli/cli.go":      "the commands' signal listener, which cancels the command's context (internal/cli is the commands' scaffold)",
 	"internal/pgtest/proxy.go": "the PostgreSQL tests' proxy, closed when its test ends (only tests import internal/pgtest)",
