@@ -34,6 +34,14 @@ type Noticer interface {
 	Notice() string
 }
 
+// Prover is implemented by agents that prove wins (Search): ProvedWin
+// reports whether the agent's last move was played on a win it had proved
+// (announced) — a win against every defence, which a match then expects it
+// to convert.
+type Prover interface {
+	ProvedWin() bool
+}
+
 // Scored is one move ranked by an agent: Score is agent-specific (higher is
 // better) and Level names the reason behind it (for example the pattern
 // filter level), empty when there is none.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -472,5 +473,49 @@ func BenchmarkMatchRandom(b *testing.B) {
 		if _, err := Match(context.Background(), NewRandom(1), NewRandom(2), Config{Games: 2}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// liar is a random agent that claims a proved win with every move.
+type liar struct{ *Random }
+
+func (liar) ProvedWin() bool { return true }
+
+// TestMatchProofs: a match counts the games in which each agent announced
+// a proved win and lists those it did not win. The real search, against
+// random moves, announces wins in some games and converts every one; an
+// agent that claims a win at every move while playing at random is caught
+// in every game it does not win.
+func TestMatchProofs(t *testing.T) {
+	s, err := NewSearch(SearchConfig{Nodes: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Match(context.Background(), s, NewRandom(2), Config{Games: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := r.Proofs[0]; p.Games == 0 || len(p.Thrown) != 0 {
+		t.Errorf("search against random: %d games with an announced win, %v not won; want some, none thrown", p.Games, p.Thrown)
+	}
+	if p := r.Proofs[1]; p.Games != 0 {
+		t.Errorf("random announced wins in %d games", p.Games)
+	}
+
+	r, err = Match(context.Background(), liar{NewRandom(3)}, NewRandom(4), Config{Games: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lost []int
+	for _, g := range r.Games {
+		if g.AResult() < 1 {
+			lost = append(lost, g.Index)
+		}
+		if !g.Announced(gomoku.Black) == g.ABlack || g.Announced(gomoku.Black) && g.Announced(gomoku.White) {
+			t.Errorf("game %d: Announced black %v, white %v; A (the liar) black: %v", g.Index, g.Announced(gomoku.Black), g.Announced(gomoku.White), g.ABlack)
+		}
+	}
+	if p := r.Proofs[0]; p.Games != 20 || !slices.Equal(p.Thrown, lost) || len(lost) == 0 {
+		t.Errorf("liar: %d games announced, thrown %v; want 20, %v (its games not won)", p.Games, p.Thrown, lost)
 	}
 }

@@ -62,6 +62,19 @@ type Game struct {
 	Forfeit bool            // the loser broke a rule rather than lost on the board
 	Times   []time.Duration // time per non-book move, parallel to Moves[Book:]
 	Forced  []bool          // per non-book move: whether it was forced (see Forced)
+	// Proved is per non-book move whether its player had announced a
+	// proved win with it (see Prover).
+	Proved []bool
+}
+
+// Announced reports whether side announced a proved win in g (Proved).
+func (g *Game) Announced(side gomoku.Player) bool {
+	for j, p := range g.Proved {
+		if p && ((g.Book+j)%2 == 0) == (side == gomoku.Black) {
+			return true
+		}
+	}
+	return false
 }
 
 // AResult is the game's result from A's point of view: 1 win, 0.5 draw, 0 loss.
@@ -103,6 +116,7 @@ type Result struct {
 	Total          Tally
 	ABlack, AWhite Tally
 	Time           [2]MoveTimes // the move times of A and of B
+	Proofs         [2]Proofs    // the wins A and B announced, and what became of them
 	Games          []Game
 	Decision       Decision // the SPRT's verdict (Undecided without one)
 	LLR            float64  // the SPRT's log-likelihood ratio
@@ -133,6 +147,7 @@ func (r *Result) add(g *Game) {
 		}
 		r.Time[k].add(d, j < len(g.Forced) && g.Forced[j])
 	}
+	r.addProofs(g)
 	r.Total.add(g)
 	if g.ABlack {
 		r.ABlack.add(g)
@@ -158,6 +173,12 @@ func Match(ctx context.Context, a, b Agent, cfg Config) (*Result, error) {
 type kept struct{ Agent }
 
 func (kept) Close() error { return nil }
+
+// ProvedWin passes the agent's Prover on (false for an agent without).
+func (k kept) ProvedWin() bool {
+	p, ok := k.Agent.(Prover)
+	return ok && p.ProvedWin()
+}
 
 // Factory returns the agent that plays game i of a match. To make a
 // parallel match's games independent of which worker plays them, give
@@ -392,6 +413,8 @@ func playTurn(ctx context.Context, g *Game, board *gomoku.Board, ag Agent, clock
 		return false, ctx.Err()
 	}
 	g.Times = append(g.Times, d)
+	pr, ok := ag.(Prover)
+	g.Proved = append(g.Proved, ok && err == nil && pr.ProvedWin())
 	switch { // time first: a late agent's error is its deadline's
 	case clock.Turn > 0 && d > clock.Turn:
 		forfeit(g, side, fmt.Sprintf("time: %v over the %v turn limit", d-clock.Turn, clock.Turn))
@@ -445,6 +468,30 @@ func forfeit(g *Game, loser gomoku.Player, reason string) *Game {
 	g.Reason = fmt.Sprintf("%v %s", loser, reason)
 	g.Forfeit = true
 	return g
+}
+
+// Proofs count one agent's announced wins over a match: the games in
+// which it announced one (Prover) and, of them, those it did not win (see
+// Game.Announced): a sound engine throws none away.
+type Proofs struct {
+	Games  int   // games with an announced win
+	Thrown []int // indices of those games it did not win
+}
+
+func (r *Result) addProofs(g *Game) {
+	a, b := gomoku.White, gomoku.Black
+	if g.ABlack {
+		a, b = b, a
+	}
+	for k, side := range [2]gomoku.Player{a, b} {
+		if !g.Announced(side) {
+			continue
+		}
+		r.Proofs[k].Games++
+		if g.Winner != side {
+			r.Proofs[k].Thrown = append(r.Proofs[k].Thrown, g.Index)
+		}
+	}
 }
 
 // MoveTimes are one agent's move times over a match. A forced move (see

@@ -139,6 +139,10 @@ func (a *Search) search(ctx context.Context, b *gomoku.Board, lim search.Limits)
 	return res, nil
 }
 
+// ProvedWin reports whether the last move was played on a proved win (a
+// mate score for the side that moved); see Prover.
+func (a *Search) ProvedWin() bool { return search.MatePlies(a.last.Score) > 0 }
+
 // Rank searches the position (HintNodes nodes) and lists the root moves
 // best first with their scores; the best move's Level tells why it is
 // played and the line the search expects.

@@ -314,6 +314,33 @@ func writeSummary(w io.Writer, c *matchConfig, cfg arena.Config, r *arena.Result
 		fmt.Fprintf(w, "move time of %s: mean %s over %d moves not forced (%d forced left out), longest %s\n",
 			name, fmtDur(t.Mean()), t.Moves-t.Forced, t.Forced, fmtDur(t.Max))
 	}
+	for i, name := range []string{"A", "B"} {
+		if pr := r.Proofs[i]; pr.Games > 0 {
+			fmt.Fprintf(w, "announced wins of %s: %d games, %d not won%s\n", name, pr.Games, len(pr.Thrown), gameList(pr.Thrown))
+		}
+	}
+}
+
+// gameList names up to ten games by their 1-based number (as the progress
+// line and -save count them): " (games 3, 17)", or "" for none.
+func gameList(idx []int) string {
+	if len(idx) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(" (games")
+	for i, g := range idx {
+		if i == 10 {
+			fmt.Fprintf(&b, " and %d more", len(idx)-10)
+			break
+		}
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, " %d", g+1)
+	}
+	b.WriteString(")")
+	return b.String()
 }
 
 // clockText says the match's clock.
@@ -389,8 +416,14 @@ type matchJSON struct {
 	AForced  int         `json:"a_forced_moves"`
 	BForced  int         `json:"b_forced_moves"`
 	Penta    [5]int      `json:"pentanomial"`
-	SPRT     string      `json:"sprt,omitempty"`
-	LLR      float64     `json:"llr"`
+	// AProved and BProved count the games in which A (B) announced a
+	// proved win; AThrown and BThrown list those it did not win.
+	AProved int     `json:"a_proved_games"`
+	BProved int     `json:"b_proved_games"`
+	AThrown []int   `json:"a_thrown_games"`
+	BThrown []int   `json:"b_thrown_games"`
+	SPRT    string  `json:"sprt,omitempty"`
+	LLR     float64 `json:"llr"`
 }
 
 func writeJSON(w io.Writer, c *matchConfig, rule gomoku.Rule, r *arena.Result) error {
@@ -404,6 +437,7 @@ func writeJSON(w io.Writer, c *matchConfig, rule gomoku.Rule, r *arena.Result) e
 		AMaxMS: msOf(r.Time[0].Max), BMaxMS: msOf(r.Time[1].Max), AMeanMS: msOf(r.Time[0].Mean()), BMeanMS: msOf(r.Time[1].Mean()),
 		AMoves: r.Time[0].Moves, BMoves: r.Time[1].Moves, AForced: r.Time[0].Forced, BForced: r.Time[1].Forced,
 		Penta: r.Pentanomial(), LLR: r.LLR,
+		AProved: r.Proofs[0].Games, BProved: r.Proofs[1].Games, AThrown: r.Proofs[0].Thrown, BThrown: r.Proofs[1].Thrown,
 	}
 	if c.SPRT != "" {
 		out.SPRT = r.Decision.String()
