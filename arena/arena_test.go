@@ -439,7 +439,7 @@ func TestSGFRoundTrip(t *testing.T) {
 	}
 	for i := range got {
 		w := r.Games[i]
-		w.WinLine, w.Times, w.Forced = nil, nil, nil
+		w.WinLine, w.Times, w.Forced, w.Proved = nil, nil, nil, nil
 		if !reflect.DeepEqual(got[i], w) {
 			t.Errorf("game %d:\n got %+v\nwant %+v", i, got[i], w)
 		}

@@ -69,7 +69,7 @@ func sgfText(s string) string {
 // ReadSGF reads a collection as written by WriteSGF: linear game trees of
 // B/W move nodes. Properties it does not use are skipped; variations,
 // setup stones and other board sizes are refused. Index, Opening, Book come
-// from GN when present; WinLine, Times and Forced are not stored.
+// from GN when present; WinLine, Times, Forced and Proved are not stored.
 func ReadSGF(r io.Reader) ([]Game, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
