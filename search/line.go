@@ -74,8 +74,8 @@ func (s *Searcher) ruledMove() gomoku.Point {
 	switch {
 	case !p.Set(patterns.MakesFive, me).Empty():
 		return p.Set(patterns.MakesFive, me).First()
-	case !p.Set(patterns.MakesFive, me.Other()).Empty():
-		return p.Set(patterns.MakesFive, me.Other()).First()
+	case !s.legal(me, p.Set(patterns.MakesFive, me.Other())).Empty():
+		return s.legal(me, p.Set(patterns.MakesFive, me.Other())).First()
 	case !p.Set(patterns.MakesWin, me).Empty() && s.room(3):
 		return p.Set(patterns.MakesWin, me).First()
 	}
@@ -103,7 +103,7 @@ func (s *Searcher) deepenedWin() gomoku.Point {
 func (s *Searcher) lineDefence() gomoku.Point {
 	p := s.pos
 	me := p.Board().ToMove()
-	if f := p.Set(patterns.MakesFive, me.Other()).First(); f != gomoku.NoPoint {
+	if f := s.legal(me, p.Set(patterns.MakesFive, me.Other())).First(); f != gomoku.NoPoint {
 		return f
 	}
 	if e, ok := s.tt.probe(p.Board().Hash()); ok && s.playable(e.move) {
@@ -113,7 +113,9 @@ func (s *Searcher) lineDefence() gomoku.Point {
 	return moves[0].p
 }
 
-// playable reports whether q is an empty cell of the board.
+// playable reports whether the side to move may play q: an empty cell,
+// not forbidden to it (Renju).
 func (s *Searcher) playable(q gomoku.Point) bool {
-	return q.Valid() && s.pos.Board().At(q) == gomoku.Empty
+	b := s.pos.Board()
+	return q.Valid() && b.At(q) == gomoku.Empty && !(b.ToMove() == gomoku.Black && s.pos.Forbidden(q))
 }

@@ -43,6 +43,13 @@ type Limits struct {
 	// holds exact scores for all of them (the learning loop's teacher
 	// needs them; it costs nodes).
 	RootExact bool
+	// Report, if set, is called on the searching goroutine with the best
+	// line so far (Nodes and Elapsed as of the call): after each finished
+	// iteration, after a root settled by rule or threat search, and every
+	// ReportEvery (if not 0) while an iteration runs. It must return
+	// quickly and may keep the Result.
+	Report      func(Result)
+	ReportEvery time.Duration
 }
 
 // MaxDepth is the deepest iteration.
@@ -145,6 +152,10 @@ type Searcher struct {
 	rootAll   bool // rootMv holds every move that can matter
 	lost      bool // an iteration found every root move lost
 	pointBuf  []gomoku.Point
+
+	started    time.Time // when Search began
+	reported   Result    // the best line of the last finished iteration
+	nextReport time.Time // when timeUp reports next (Limits.ReportEvery)
 }
 
 // New returns a Searcher with cfg (see DefaultConfig).
@@ -198,6 +209,19 @@ func (s *Searcher) SetThreads(n int) {
 	s.helpers = s.helpers[:min(len(s.helpers), s.cfg.Threads-1)]
 }
 
+// SetTableBytes sizes the transposition table to the largest power of
+// two of buckets within n bytes (Config.TTBits; 16 bytes an entry, at
+// least 4 and at most 2^28 buckets), empty. Not during a search.
+func (s *Searcher) SetTableBytes(n int64) {
+	bits := 4
+	for bits < 28 && int64(16*bucketSize)<<(bits+1) <= n {
+		bits++
+	}
+	s.cfg.TTBits = bits
+	s.tt = newTable(bits, s.cfg.TTAgeWeight)
+	s.helpers = nil // they share the table: made again with the new one
+}
+
 // Threads is how many threads search.
 func (s *Searcher) Threads() int { return s.cfg.Threads }
 
@@ -227,11 +251,14 @@ func (s *Searcher) Search(ctx context.Context, pos *patterns.Position, lim Limit
 	}
 	start, puts := time.Now(), pos.Puts()
 	s.prepare(pos, lim, ctx.Done())
+	s.started, s.reported, s.nextReport = start, Result{Move: gomoku.NoPoint}, start.Add(lim.ReportEvery)
 	s.startClock(lim, start)
 	s.tt.newSearch()
 	var helperNodes, helperPuts int64
 	res, ok := s.decided()
-	if !ok {
+	if ok {
+		s.report(res)
+	} else {
 		wait := s.startHelpers()
 		res = s.iterate()
 		helperNodes, helperPuts = wait()
@@ -328,8 +355,8 @@ func (s *Searcher) byRule() (Result, bool) {
 	case !p.Set(patterns.MakesFive, me).Empty():
 		q := p.Set(patterns.MakesFive, me).First()
 		return Result{Move: q, Score: Mate - 1, PV: []gomoku.Point{q}, Reason: "makes five"}, true
-	case p.Count(patterns.MakesFive, opp) >= 1:
-		q := p.Set(patterns.MakesFive, opp).First()
+	case !s.legal(me, p.Set(patterns.MakesFive, opp)).Empty():
+		q := s.legal(me, p.Set(patterns.MakesFive, opp)).First()
 		r := Result{Move: q, PV: []gomoku.Point{q}, Reason: "blocks the four at " + q.String()}
 		if p.Count(patterns.MakesFive, opp) >= 2 && s.room(2) {
 			r.Score, r.Reason = -(Mate - 2), "blocks one of two five-points: lost"
@@ -420,6 +447,7 @@ func (s *Searcher) iterate() Result {
 			break
 		}
 		best = s.rootResult(d, score)
+		s.report(best)
 		if score >= mateBound || len(s.rootMv) == 1 && d >= s.cfg.OneMoveDepth {
 			break // a proved win, a forced move: play it now
 		}
@@ -431,6 +459,7 @@ func (s *Searcher) iterate() Result {
 			s.lost = true
 			if score = s.searchRoot(d); !s.aborted {
 				best = s.rootResult(d, score)
+				s.report(best)
 			}
 		}
 		if s.enough(best.Move, best.Score) {
@@ -570,7 +599,25 @@ func (s *Searcher) timeUp() bool {
 		(s.clk.on && time.Now().After(s.clk.deadline)) {
 		s.aborted = true
 	}
+	if s.lim.ReportEvery > 0 && s.id == 0 && s.reported.Move != gomoku.NoPoint && s.lim.Report != nil && time.Now().After(s.nextReport) {
+		s.report(s.reported) // a long iteration: the last one's line, the nodes so far
+	}
 	return s.aborted
+}
+
+// report passes r, the best line so far, to Limits.Report (the main
+// thread only), with the nodes and time so far.
+func (s *Searcher) report(r Result) {
+	if s.lim.Report == nil || s.id != 0 {
+		return
+	}
+	s.reported = r
+	r.Nodes, r.Elapsed = s.nodes, time.Since(s.started)
+	if s.total != nil {
+		r.Nodes = max(r.Nodes, s.total.Load())
+	}
+	s.nextReport = time.Now().Add(s.lim.ReportEvery)
+	s.lim.Report(r)
 }
 
 // stopped reports whether the search's context is done (or, for a
@@ -759,17 +806,24 @@ func (s *Searcher) generate(ply, depth int, me gomoku.Player, width int, ttMove 
 	opp := me.Other()
 	buf := s.moves[ply][:0]
 	complete = true
-	switch {
-	case p.Count(patterns.MakesFive, opp) > 0:
-		buf = append(buf, scored{p.Set(patterns.MakesFive, opp).First(), 1 << 20})
-	case !p.Set(patterns.MakesWin, opp).Empty():
-		def := p.Defences(me)
+	fives := p.Set(patterns.MakesFive, opp)
+	var def gomoku.Set
+	if fives.Empty() && !p.Set(patterns.MakesWin, opp).Empty() {
+		def = p.Defences(me)
+	}
+	switch blocks := s.legal(me, fives); {
+	case !blocks.Empty():
+		buf = append(buf, scored{blocks.First(), 1 << 20})
+	case !def.Empty():
 		for q := range def.All() {
 			buf = append(buf, scored{q, s.moveScore(q, me)})
 		}
 		sortScored(buf)
 	default:
-		cands := p.Board().CandidateSet()
+		// No threat to answer — or, under Renju, Black cannot answer it
+		// (the five-point or every defence is forbidden): then every
+		// legal move is searched, and each loses.
+		cands := s.legal(me, p.Board().CandidateSet())
 		for q := range cands.All() {
 			buf = topInsert(buf, scored{q, s.moveScore(q, me)}, width)
 		}
@@ -782,6 +836,15 @@ func (s *Searcher) generate(ply, depth int, me gomoku.Player, width int, ttMove 
 	return buf, complete
 }
 
+// legal is set without the points me may not play: under Renju, Black's
+// forbidden points (empty under other rules).
+func (s *Searcher) legal(me gomoku.Player, set gomoku.Set) gomoku.Set {
+	if me == gomoku.Black {
+		return set.Minus(s.pos.Fouls())
+	}
+	return set
+}
+
 // rest lists the cells near stones that generate's moves left out, by
 // pattern score, best first (ties in point order: the list depends on the
 // position only). It reuses the buffer of ply, so moves must be done with.
@@ -791,7 +854,7 @@ func (s *Searcher) rest(ply int, me gomoku.Player, moves []scored) []scored {
 		kept.Add(m.p)
 	}
 	buf := s.moves[ply][:0]
-	for q := range s.pos.Board().CandidateSet().Minus(kept).All() {
+	for q := range s.legal(me, s.pos.Board().CandidateSet()).Minus(kept).All() {
 		buf = append(buf, scored{q, s.moveScore(q, me)})
 	}
 	sortScored(buf)
@@ -889,6 +952,9 @@ func (s *Searcher) endScore(ply int) (int, bool) {
 		return Mate - ply - 1, true
 	}
 	nf := p.Count(patterns.MakesFive, me.Other())
+	if nf == 1 && s.legal(me, p.Set(patterns.MakesFive, me.Other())).Empty() {
+		nf = 2 // under Renju: Black may not block the five-point (forbidden)
+	}
 	switch {
 	case nf >= 2 && !s.room(2):
 		return 0, true // our move ends the game by the ply limit: a draw

@@ -110,7 +110,7 @@ func (v *vctSearch) attack(depth int) int {
 		return 0
 	case n == 1: // the block is forced; the threats must still stand after it
 		g := p.Set(patterns.MakesFive, v.d).First()
-		if p.Put(g, v.a) != nil {
+		if v.a == gomoku.Black && p.Forbidden(g) || p.Put(g, v.a) != nil {
 			return 0
 		}
 		plies := 1
@@ -192,7 +192,8 @@ func (v *vctSearch) defend(depth int) int {
 		return 0
 	}
 	var replies gomoku.Set
-	switch n := p.Count(patterns.MakesFive, v.a); {
+	n := p.Count(patterns.MakesFive, v.a)
+	switch {
 	case n >= 2:
 		if !v.room(2) {
 			return 0
@@ -204,6 +205,15 @@ func (v *vctSearch) defend(depth int) int {
 		replies = p.Defences(v.d)
 	default:
 		return 0 // no threat: the defender is free
+	}
+	if replies = v.legal(replies); replies.Empty() { // under Renju: every answer is forbidden to Black
+		switch {
+		case n == 1 && v.room(2):
+			return 2 // any move, then the five
+		case n == 0 && v.room(4):
+			return 4 // any move, the winning threat, a block, the five
+		}
+		return 0
 	}
 	longest := 0
 	for r := range replies.All() {
@@ -239,6 +249,11 @@ func (v *vctSearch) line() []gomoku.Point {
 		m := p.Set(patterns.MakesFive, v.a).First()
 		if m == gomoku.NoPoint {
 			w, ok := v.win[b.Hash()]
+			if !ok && p.Set(patterns.MakesFive, v.d).Empty() {
+				// After a Renju reply that defend did not search (every
+				// defence forbidden to Black): the winning threat.
+				w, ok = vctWin{p.Set(patterns.MakesWin, v.a).First(), 3}, p.Set(patterns.MakesWin, v.a).Len() > 0
+			}
 			if !ok {
 				return nil // a table collision or a bug: no line rather than a wrong one
 			}
@@ -274,14 +289,17 @@ func (v *vctSearch) line() []gomoku.Point {
 // attacker's proof takes longest to beat.
 func (v *vctSearch) reply() gomoku.Point {
 	p := v.pos
-	if f := p.Set(patterns.MakesFive, v.a).First(); f != gomoku.NoPoint {
-		return f
+	if fives := p.Set(patterns.MakesFive, v.a); !fives.Empty() {
+		if f := v.legal(fives).First(); f != gomoku.NoPoint {
+			return f
+		}
+		return v.legal(p.Board().CandidateSet()).First() // Renju: Black cannot block
 	}
 	if p.Set(patterns.MakesWin, v.a).Empty() {
 		return gomoku.NoPoint
 	}
 	best, longest := gomoku.NoPoint, -1
-	for r := range p.Defences(v.d).All() {
+	for r := range v.legal(p.Defences(v.d)).All() {
 		if p.Put(r, v.d) != nil {
 			continue
 		}
@@ -294,5 +312,16 @@ func (v *vctSearch) reply() gomoku.Point {
 			best, longest = r, k
 		}
 	}
+	if best == gomoku.NoPoint { // Renju: every defence is forbidden to Black
+		return v.legal(p.Board().CandidateSet()).First()
+	}
 	return best
+}
+
+// legal is set without the defender's forbidden points (Renju, Black).
+func (v *vctSearch) legal(set gomoku.Set) gomoku.Set {
+	if v.d == gomoku.Black {
+		return set.Minus(v.pos.Fouls())
+	}
+	return set
 }

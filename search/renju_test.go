@@ -1,0 +1,208 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"ocvist/gomoku"
+	"ocvist/patterns"
+)
+
+// White wins by forcing Black onto a forbidden point: White's four on the
+// diagonal leaves Black one block, which is a double three, an overline
+// or a double four for Black (the positions of patterns' VCF tests, with
+// White stones added in a corner so that White is to move in turn). Under
+// Standard the same move is only a four that Black blocks.
+var renjuForcedOntoFoul = []struct{ name, board string }{
+	{"double three", `
+...............
+...............
+...............
+...............
+...............
+...............
+......x........
+.....xx........
+.......xo......
+.......x.o.....
+..........o....
+...............
+............x..
+...............
+o.o............`},
+	{"overline", `
+o..............
+...............
+o..............
+...............
+.......x.......
+.......x.......
+......xx.......
+...............
+.......xo......
+.......x.o.....
+..........o....
+...............
+............x..
+...............
+o..............`},
+	{"double four", `
+...............
+...............
+...............
+...............
+...............
+...............
+......x........
+...oxxx........
+.......xo......
+.......x.o.....
+.......x..o....
+.......o.......
+............x..
+...............
+o.o............`},
+}
+
+// TestRenjuForcedOntoForbidden: the search, as White under Renju, finds
+// the win that forces Black onto a forbidden point, announces it and its
+// line, and the line refereed by gomoku (Black's moves must be legal)
+// ends in White's five. Black, to move after White's four, knows it is
+// lost and never plays the forbidden block.
+func TestRenjuForcedOntoForbidden(t *testing.T) {
+	for _, tc := range renjuForcedOntoFoul {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := gomoku.ParseDiagram(tc.board, gomoku.Options{Rule: gomoku.Renju})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.ToMove() != gomoku.White {
+				t.Fatalf("White is not to move:\n%s", b)
+			}
+			l4, err := gomoku.ParsePoint("l4")
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := New(DefaultConfig())
+			pos := patterns.FromBoard(b)
+			res, err := s.Search(context.Background(), pos, Limits{Nodes: 50_000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if MatePlies(res.Score) <= 0 || res.Move != l4 {
+				t.Fatalf("White plays %v, score %d (%s); want l4 announced as a win", res.Move, res.Score, res.Reason)
+			}
+			ref := *b
+			for i, q := range res.PV {
+				if err := ref.Play(q); err != nil {
+					t.Fatalf("line %v: move %d %v refused by the referee: %v", res.PV, i+1, q, err)
+				}
+			}
+			if ref.Winner() != gomoku.White {
+				t.Fatalf("line %v does not end in White's five:\n%s", res.PV, &ref)
+			}
+
+			// Black to move after the four: lost, and no forbidden block.
+			must(t, pos.Play(res.Move))
+			block := pos.Set(patterns.MakesFive, gomoku.White).First()
+			if !pos.Forbidden(block) {
+				t.Fatalf("the five-point %v is not forbidden to Black", block)
+			}
+			res, err = New(DefaultConfig()).Search(context.Background(), pos, Limits{Nodes: 20_000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pos.Forbidden(res.Move) || MatePlies(res.Score) >= 0 {
+				t.Fatalf("Black plays %v (forbidden: %v), score %d; want a legal move and a loss announced", res.Move, pos.Forbidden(res.Move), res.Score)
+			}
+
+			// Under Standard the four is blocked: no such win.
+			sb, err := gomoku.ParseDiagram(tc.board, gomoku.Options{Rule: gomoku.Standard})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err = New(DefaultConfig()).Search(context.Background(), patterns.FromBoard(sb), Limits{Nodes: 20_000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if MatePlies(res.Score) > 0 && res.Move == l4 && len(res.PV) == 3 {
+				t.Fatalf("Standard: the four l4 is announced as a win in 3: %v", res.PV)
+			}
+		})
+	}
+}
+
+// TestRenjuNeverForbidden: on positions of random Renju play where Black
+// is to move and has forbidden points among the cells near the stones,
+// the search (threat searches and alpha-beta, at a few node budgets)
+// never plays one, every line it announces is refereed legal for Black,
+// and the position is restored.
+func TestRenjuNeverForbidden(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 4))
+	s := New(DefaultConfig())
+	checked, want := 0, 300
+	if testing.Short() {
+		want = 60
+	}
+	var cand []gomoku.Point
+	for game := 0; checked < want; game++ {
+		pos := patterns.NewPosition(gomoku.Options{Rule: gomoku.Renju, Radius: 1 + game%2})
+		for !pos.Board().Over() && checked < want {
+			b := pos.Board()
+			if b.ToMove() == gomoku.Black && b.Stones() > 6 && !pos.Fouls().Intersect(b.CandidateSet()).Empty() {
+				checked++
+				before := fmt.Sprint(b.History(), b.Hash())
+				nodes := []int64{300, 3_000, 20_000}[checked%3]
+				s.Clear()
+				res, err := s.Search(context.Background(), pos, Limits{Nodes: nodes})
+				if errors.Is(err, ErrGameOver) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fmt.Sprint(b.History(), b.Hash()) != before {
+					t.Fatalf("the position was not restored")
+				}
+				if f := b.Forbidden(res.Move); f != gomoku.NoFoul {
+					t.Fatalf("game %d: Black plays the forbidden %v (%v) at %d nodes (%s)\n%s", game, res.Move, f, nodes, res.Reason, b)
+				}
+				ref := *b
+				for i, q := range res.PV {
+					if err := ref.Play(q); err != nil {
+						t.Fatalf("game %d: line %v: move %d %v refused: %v\n%s", game, res.PV, i+1, q, err, b)
+					}
+					if ref.Over() {
+						break
+					}
+				}
+			}
+			// Random play near the stones, Black's moves legal.
+			var q gomoku.Point
+			for tries := 0; ; tries++ {
+				cand = b.Candidates(cand[:0])
+				q = gomoku.Center
+				if len(cand) > 0 {
+					q = cand[rng.IntN(len(cand))]
+				}
+				if b.At(q) == gomoku.Empty && (b.ToMove() == gomoku.White || !pos.Forbidden(q)) || tries == 50 {
+					break
+				}
+			}
+			if err := pos.Play(q); err != nil {
+				break // no legal move found: the next game
+			}
+		}
+	}
+	t.Logf("%d positions with Black to move and forbidden points near the stones", checked)
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
