@@ -47,6 +47,10 @@ type Search struct {
 	pos    patterns.Position
 	last   search.Result
 	notice string
+
+	report   func(search.Result) // SetReport
+	capNodes int64               // SetLimits
+	capDepth int
 }
 
 // NewSearch returns a Search agent.
@@ -112,6 +116,27 @@ const DefaultTurn = time.Second
 // best move so far (Gomocup's YXSTOP), also one cancelled before Move is
 // called.
 func (a *Search) Move(ctx context.Context, b *gomoku.Board, clock gomoku.Clock) (gomoku.Point, error) {
+	res, err := a.search(ctx, b, a.limits(ctx, clock))
+	if err != nil {
+		return gomoku.NoPoint, err
+	}
+	return res.Move, nil
+}
+
+// Analyze searches b as Move does, with every root move scored exactly
+// (search.Limits.RootExact): the result's Root lists the moves searched
+// best first, for a multi-PV answer (Yixin's YXNBEST) or a swap2 choice.
+func (a *Search) Analyze(ctx context.Context, b *gomoku.Board, clock gomoku.Clock) (search.Result, error) {
+	lim := a.limits(ctx, clock)
+	lim.RootExact = true
+	return a.search(ctx, b, lim)
+}
+
+// limits are a move's search limits: the configured ones, or the clock
+// (without one: the context's deadline as a turn limit, else
+// DefaultTurn), within SetLimits' bounds, reporting to SetReport's
+// function.
+func (a *Search) limits(ctx context.Context, clock gomoku.Clock) search.Limits {
 	lim := search.Limits{Nodes: a.cfg.Nodes, Depth: a.cfg.Depth}
 	if lim.Nodes == 0 && lim.Depth == 0 {
 		lim.Clock = clock
@@ -122,12 +147,39 @@ func (a *Search) Move(ctx context.Context, b *gomoku.Board, clock gomoku.Clock) 
 			}
 		}
 	}
-	res, err := a.search(ctx, b, lim)
-	if err != nil {
-		return gomoku.NoPoint, err
+	if n := a.capNodes; n > 0 && (lim.Nodes == 0 || n < lim.Nodes) {
+		lim.Nodes = n
 	}
-	return res.Move, nil
+	if d := a.capDepth; d > 0 && (lim.Depth == 0 || d < lim.Depth) {
+		lim.Depth = d
+	}
+	if a.report != nil {
+		lim.Report, lim.ReportEvery = a.report, ReportEvery
+	}
+	return lim
 }
+
+// ReportEvery is how often a search reports while an iteration runs
+// (SetReport).
+const ReportEvery = time.Second
+
+// SetReport makes later moves report the search's best line as it goes
+// (search.Limits.Report): after each iteration and at least every
+// ReportEvery. nil stops the reports. Not during a move.
+func (a *Search) SetReport(f func(search.Result)) { a.report = f }
+
+// SetLimits bounds later moves by nodes and depth besides the clock
+// (Gomocup's INFO max_node and max_depth); 0 lifts a bound. Not during
+// a move.
+func (a *Search) SetLimits(nodes int64, depth int) { a.capNodes, a.capDepth = nodes, depth }
+
+// SetTableBytes sizes the transposition table to at most n bytes
+// (Gomocup's INFO hash_size), emptying it. Not during a move.
+func (a *Search) SetTableBytes(n int64) { a.s.SetTableBytes(n) }
+
+// ClearTables forgets the transposition tables (Yixin's YXHASHCLEAR).
+// Not during a move.
+func (a *Search) ClearTables() { a.s.Clear() }
 
 func (a *Search) search(ctx context.Context, b *gomoku.Board, lim search.Limits) (search.Result, error) {
 	a.pos.Reset(b)

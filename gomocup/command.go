@@ -64,6 +64,23 @@ type CmdPlay struct{ Move gomoku.Point }
 // move now.
 type CmdYXStop struct{}
 
+// CmdYXBoard is the block "YXBOARD", one "x,y,field" line per stone,
+// "DONE" (Yixin-Board): the position, set up without a move in answer.
+type CmdYXBoard struct{ Stones []Stone }
+
+// CmdYXNBest is "YXNBEST N" (Yixin-Board): search the position and
+// report its N best moves (multi-PV), answering with the best.
+type CmdYXNBest struct{ N int }
+
+// CmdYXShowForbid is "YXSHOWFORBID": list Black's forbidden points (Renju).
+type CmdYXShowForbid struct{}
+
+// CmdYXShowInfo is "YXSHOWINFO": describe the engine's settings.
+type CmdYXShowInfo struct{}
+
+// CmdYXHashClear is "YXHASHCLEAR": forget the transposition table.
+type CmdYXHashClear struct{}
+
 // CmdUnknown is any other command: Name is its first word, upper-cased,
 // Args the rest of the line, trimmed.
 type CmdUnknown struct{ Name, Args string }
@@ -84,38 +101,50 @@ type Stone struct {
 	Field Field
 }
 
-func (CmdStart) command()      {}
-func (CmdRectStart) command()  {}
-func (CmdRestart) command()    {}
-func (CmdBegin) command()      {}
-func (CmdTurn) command()       {}
-func (CmdBoard) command()      {}
-func (CmdSwap2Board) command() {}
-func (CmdInfo) command()       {}
-func (CmdEnd) command()        {}
-func (CmdAbout) command()      {}
-func (CmdTakeback) command()   {}
-func (CmdPlay) command()       {}
-func (CmdYXStop) command()     {}
-func (CmdUnknown) command()    {}
+func (CmdStart) command()        {}
+func (CmdRectStart) command()    {}
+func (CmdRestart) command()      {}
+func (CmdBegin) command()        {}
+func (CmdTurn) command()         {}
+func (CmdBoard) command()        {}
+func (CmdSwap2Board) command()   {}
+func (CmdInfo) command()         {}
+func (CmdEnd) command()          {}
+func (CmdAbout) command()        {}
+func (CmdTakeback) command()     {}
+func (CmdPlay) command()         {}
+func (CmdYXStop) command()       {}
+func (CmdYXBoard) command()      {}
+func (CmdYXNBest) command()      {}
+func (CmdYXShowForbid) command() {}
+func (CmdYXShowInfo) command()   {}
+func (CmdYXHashClear) command()  {}
+func (CmdUnknown) command()      {}
 
-func (c CmdStart) String() string     { return "START " + strconv.Itoa(c.Size) }
-func (c CmdRectStart) String() string { return fmt.Sprintf("RECTSTART %d,%d", c.Width, c.Height) }
-func (CmdRestart) String() string     { return "RESTART" }
-func (CmdBegin) String() string       { return "BEGIN" }
-func (c CmdTurn) String() string      { return "TURN " + c.Move.Gomocup() }
-func (CmdEnd) String() string         { return "END" }
-func (CmdAbout) String() string       { return "ABOUT" }
-func (c CmdTakeback) String() string  { return "TAKEBACK " + c.Move.Gomocup() }
-func (c CmdPlay) String() string      { return "PLAY " + c.Move.Gomocup() }
-func (CmdYXStop) String() string      { return "YXSTOP" }
-func (c CmdInfo) String() string      { return joinWords("INFO", c.Key, c.Value) }
-func (c CmdUnknown) String() string   { return joinWords(c.Name, c.Args) }
+func (c CmdStart) String() string      { return "START " + strconv.Itoa(c.Size) }
+func (c CmdRectStart) String() string  { return fmt.Sprintf("RECTSTART %d,%d", c.Width, c.Height) }
+func (CmdRestart) String() string      { return "RESTART" }
+func (CmdBegin) String() string        { return "BEGIN" }
+func (c CmdTurn) String() string       { return "TURN " + c.Move.Gomocup() }
+func (CmdEnd) String() string          { return "END" }
+func (CmdAbout) String() string        { return "ABOUT" }
+func (c CmdTakeback) String() string   { return "TAKEBACK " + c.Move.Gomocup() }
+func (c CmdPlay) String() string       { return "PLAY " + c.Move.Gomocup() }
+func (CmdYXStop) String() string       { return "YXSTOP" }
+func (c CmdYXNBest) String() string    { return "YXNBEST " + strconv.Itoa(c.N) }
+func (CmdYXShowForbid) String() string { return "YXSHOWFORBID" }
+func (CmdYXShowInfo) String() string   { return "YXSHOWINFO" }
+func (CmdYXHashClear) String() string  { return "YXHASHCLEAR" }
+func (c CmdInfo) String() string       { return joinWords("INFO", c.Key, c.Value) }
+func (c CmdUnknown) String() string    { return joinWords(c.Name, c.Args) }
 
-func (c CmdBoard) String() string {
+func (c CmdBoard) String() string   { return blockText("BOARD", c.Stones) }
+func (c CmdYXBoard) String() string { return blockText("YXBOARD", c.Stones) }
+
+func blockText(name string, stones []Stone) string {
 	var sb strings.Builder
-	sb.WriteString("BOARD\n")
-	for _, s := range c.Stones {
+	sb.WriteString(name + "\n")
+	for _, s := range stones {
 		fmt.Fprintf(&sb, "%s,%d\n", s.Point.Gomocup(), s.Field)
 	}
 	sb.WriteString("DONE")
@@ -158,7 +187,7 @@ var ErrEmpty = errors.New("gomocup: empty command")
 
 // Parse reads one command: a line (surrounding white space and a trailing
 // "\r" do not matter, the command word is case-insensitive), or a whole
-// BOARD or SWAP2BOARD block up to its DONE line, lines separated by "\n".
+// BOARD, YXBOARD or SWAP2BOARD block up to its DONE line, lines separated by "\n".
 // A known command with malformed arguments gives an error that names it
 // (e.g. "TURN: bad point …"); an unknown word gives CmdUnknown. For any s
 // that Parse accepts, Parse(c.String()) gives c again.
@@ -173,7 +202,17 @@ func Parse(s string) (Command, error) {
 		}
 		return nil, errors.New("gomocup: a command must start on its first line")
 	case "BOARD":
-		return parseBoard(rest, multi)
+		st, err := parseStones("BOARD", rest, multi)
+		if err != nil {
+			return nil, err
+		}
+		return CmdBoard{st}, nil
+	case "YXBOARD":
+		st, err := parseStones("YXBOARD", rest, multi)
+		if err != nil {
+			return nil, err
+		}
+		return CmdYXBoard{st}, nil
 	case "SWAP2BOARD":
 		return parseSwap2(rest, multi)
 	}
@@ -199,6 +238,12 @@ func parseLine(word, args string) (Command, error) {
 	case "INFO":
 		key, val := cutWord(args)
 		return CmdInfo{Key: strings.ToLower(key), Value: val}, nil
+	case "YXNBEST":
+		n, err := strconv.Atoi(args)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("YXNBEST wants a number of moves of at least 1, got %q", args)
+		}
+		return CmdYXNBest{n}, nil
 	}
 	if c, ok := simple[word]; ok {
 		return c, nil // any arguments are ignored
@@ -209,6 +254,7 @@ func parseLine(word, args string) (Command, error) {
 // simple are the commands without arguments.
 var simple = map[string]Command{
 	"RESTART": CmdRestart{}, "BEGIN": CmdBegin{}, "END": CmdEnd{}, "ABOUT": CmdAbout{}, "YXSTOP": CmdYXStop{},
+	"YXSHOWFORBID": CmdYXShowForbid{}, "YXSHOWINFO": CmdYXShowInfo{}, "YXHASHCLEAR": CmdYXHashClear{},
 }
 
 func parseRectStart(args string) (Command, error) {
@@ -235,34 +281,32 @@ func parseMove(word, args string) (Command, error) {
 	return CmdPlay{p}, nil
 }
 
-// parseBoard reads the lines of a BOARD block after its first line.
-func parseBoard(body string, multi bool) (Command, error) {
-	c := CmdBoard{}
-	err := blockLines("BOARD", body, multi, func(i int, l string) error {
+// parseStones reads the lines of a BOARD or YXBOARD block (name) after
+// its first line.
+func parseStones(name, body string, multi bool) ([]Stone, error) {
+	var stones []Stone
+	err := blockLines(name, body, multi, func(i int, l string) error {
 		f := strings.Split(l, ",")
 		if len(f) != 3 {
-			return fmt.Errorf("BOARD line %d %q: want x,y,field", i, l)
+			return fmt.Errorf("%s line %d %q: want x,y,field", name, i, l)
 		}
 		p, err := gomoku.ParseGomocup(f[0] + "," + f[1])
 		if err != nil {
-			return fmt.Errorf("BOARD line %d: %w", i, err)
+			return fmt.Errorf("%s line %d: %w", name, i, err)
 		}
 		field, err := strconv.Atoi(strings.TrimSpace(f[2]))
 		if err != nil || field < int(Own) || field > int(Marker) {
-			return fmt.Errorf("BOARD line %d %q: field must be 1, 2 or 3", i, l)
+			return fmt.Errorf("%s line %d %q: field must be 1, 2 or 3", name, i, l)
 		}
-		for _, s := range c.Stones {
+		for _, s := range stones {
 			if s.Point == p {
-				return fmt.Errorf("BOARD line %d: %s is listed twice", i, p.Gomocup())
+				return fmt.Errorf("%s line %d: %s is listed twice", name, i, p.Gomocup())
 			}
 		}
-		c.Stones = append(c.Stones, Stone{p, Field(field)})
+		stones = append(stones, Stone{p, Field(field)})
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
+	return stones, err
 }
 
 // parseSwap2 reads the lines of a SWAP2BOARD block after its first line.

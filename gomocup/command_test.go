@@ -37,6 +37,11 @@ func TestParse(t *testing.T) {
 			"BOARD\n7,7,2\n8,7,1\n9,9,3\nDONE"},
 		{"BOARD\nDONE", CmdBoard{}, ""},
 		{"SWAP2BOARD\n7,7\n8,8\ndone\n", CmdSwap2Board{[]gomoku.Point{gomoku.Pt(7, 7), gomoku.Pt(8, 8)}}, "SWAP2BOARD\n7,7\n8,8\nDONE"},
+		{"yxboard\n7,7,1\n8,8,2\nDONE", CmdYXBoard{[]Stone{{gomoku.Pt(7, 7), Own}, {gomoku.Pt(8, 8), Opponent}}}, "YXBOARD\n7,7,1\n8,8,2\nDONE"},
+		{"YXNBEST 5", CmdYXNBest{5}, ""},
+		{"YXSHOWFORBID", CmdYXShowForbid{}, ""},
+		{"yxshowinfo", CmdYXShowInfo{}, "YXSHOWINFO"},
+		{"YXHASHCLEAR", CmdYXHashClear{}, ""},
 	}
 	for _, tt := range tests {
 		got, err := Parse(tt.in)
@@ -67,6 +72,9 @@ func TestParseErrors(t *testing.T) {
 		{"TAKEBACK -1,3", "TAKEBACK: bad point"},
 		{"PLAY 1,2,3", "PLAY: bad point"},
 		{"TURN 1,1\nTURN 2,2", `TURN: a command of one line is followed by "TURN 2,2"`},
+		{"YXNBEST", `YXNBEST wants a number of moves of at least 1, got ""`},
+		{"YXNBEST -2", `YXNBEST wants a number of moves of at least 1, got "-2"`},
+		{"YXBOARD\n7,7\nDONE", `YXBOARD line 1 "7,7": want x,y,field`},
 		{"\nBEGIN", "must start on its first line"},
 		{"BOARD\n7,7\nDONE", `BOARD line 1 "7,7": want x,y,field`},
 		{"BOARD\n7,7,1\n15,7,2\nDONE", "BOARD line 2: bad point"},
@@ -143,6 +151,8 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"START 15", "RECTSTART 15,15", "TURN 7,7", "INFO timeout_turn 1000", "BOARD\n7,7,1\n8,8,2\nDONE",
 		"SWAP2BOARD\n1,1\nDONE", "takeback 3, 4", "foo bar", "INFO  folder  a b ", "BOARD\r\n1,1,3\r\nDONE\r\n",
+		"YXBOARD\n7,7,1\n8,8,2\nDONE", "yxnbest 5", "YXNBEST x", "YXSHOWFORBID", "yxshowinfo", "YXHASHCLEAR now",
+		"INFO hash_size 65536", "INFO max_node 100000",
 	} {
 		f.Add(s)
 	}
@@ -164,7 +174,8 @@ func FuzzParse(f *testing.F) {
 // FuzzParseReply: ParseReply never panics, and every reply it returns is
 // one line that comes back from its own text.
 func FuzzParseReply(f *testing.F) {
-	for _, s := range []string{"OK", "7,7", "ERROR x", `name="a", version="1"`, "MESSAGE hi", "SUGGEST 1,2", "free text"} {
+	for _, s := range []string{"OK", "7,7", "ERROR x", `name="a", version="1"`, "MESSAGE hi", "SUGGEST 1,2", "free text",
+		"FORBID 07080910.", "FORBID .", "FORBID 0716.", "SWAP", "7,7 8,8 9,9", "7,7 8,8", "1,2 3"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

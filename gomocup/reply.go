@@ -3,6 +3,7 @@ package gomocup
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"ocvist/gomoku"
@@ -49,6 +50,18 @@ type ReplyAbout struct{ Pairs []Pair }
 // Pair is one key="value" of an ABOUT line.
 type Pair struct{ Key, Value string }
 
+// ReplyForbid is "FORBID xxyyxxyy….", the answer to YXSHOWFORBID:
+// Black's forbidden points, each as two-digit x and y, ended by a dot
+// ("FORBID ." for none).
+type ReplyForbid struct{ Points []gomoku.Point }
+
+// ReplySwap is "SWAP", a swap2 answer: the brain takes Black.
+type ReplySwap struct{}
+
+// ReplyMoves is two or three moves on one line, "x,y x,y[ x,y]": a swap2
+// answer placing stones.
+type ReplyMoves struct{ Moves []gomoku.Point }
+
 // ReplyText is any other line, such as an old free-text ABOUT answer.
 type ReplyText struct{ Text string }
 
@@ -61,6 +74,29 @@ func (ReplyDebug) reply()   {}
 func (ReplySuggest) reply() {}
 func (ReplyAbout) reply()   {}
 func (ReplyText) reply()    {}
+func (ReplyForbid) reply()  {}
+func (ReplySwap) reply()    {}
+func (ReplyMoves) reply()   {}
+
+func (ReplySwap) String() string { return "SWAP" }
+
+func (r ReplyForbid) String() string {
+	var sb strings.Builder
+	sb.WriteString("FORBID ")
+	for _, p := range r.Points {
+		fmt.Fprintf(&sb, "%02d%02d", p.X(), p.Y())
+	}
+	sb.WriteString(".")
+	return sb.String()
+}
+
+func (r ReplyMoves) String() string {
+	parts := make([]string, len(r.Moves))
+	for i, p := range r.Moves {
+		parts[i] = p.Gomocup()
+	}
+	return strings.Join(parts, " ")
+}
 
 func (ReplyOK) String() string        { return "OK" }
 func (r ReplyMove) String() string    { return r.Move.Gomocup() }
@@ -120,6 +156,17 @@ func ParseReply(line string) (Reply, error) {
 			return nil, fmt.Errorf("SUGGEST: %w", err)
 		}
 		return ReplySuggest{p}, nil
+	case "SWAP":
+		if rest == "" {
+			return ReplySwap{}, nil
+		}
+	case "FORBID":
+		if r, ok := parseForbid(rest); ok {
+			return r, nil
+		}
+	}
+	if r, ok := parseMoves(line); ok {
+		return r, nil
 	}
 	if p, err := gomoku.ParseGomocup(line); err == nil {
 		return ReplyMove{p}, nil
@@ -132,6 +179,42 @@ func ParseReply(line string) (Reply, error) {
 		return r, nil
 	}
 	return ReplyText{line}, nil
+}
+
+// parseForbid reads the points of a FORBID line: pairs of two-digit x and
+// y, then a dot.
+func parseForbid(s string) (ReplyForbid, bool) {
+	body, ok := strings.CutSuffix(s, ".")
+	if !ok || len(body)%4 != 0 {
+		return ReplyForbid{}, false
+	}
+	r := ReplyForbid{}
+	for i := 0; i < len(body); i += 4 {
+		x, err1 := strconv.ParseUint(body[i:i+2], 10, 8)
+		y, err2 := strconv.ParseUint(body[i+2:i+4], 10, 8)
+		if err1 != nil || err2 != nil || !gomoku.OnBoard(int(x), int(y)) {
+			return ReplyForbid{}, false
+		}
+		r.Points = append(r.Points, gomoku.Pt(int(x), int(y)))
+	}
+	return r, true
+}
+
+// parseMoves reads a line of two or three moves separated by spaces.
+func parseMoves(s string) (ReplyMoves, bool) {
+	f := strings.Fields(s)
+	if len(f) < 2 || len(f) > 3 {
+		return ReplyMoves{}, false
+	}
+	r := ReplyMoves{}
+	for _, w := range f {
+		p, err := gomoku.ParseGomocup(w)
+		if err != nil || p.Gomocup() != w {
+			return ReplyMoves{}, false
+		}
+		r.Moves = append(r.Moves, p)
+	}
+	return r, true
 }
 
 // clean replaces control characters (line breaks among them) by '?'.

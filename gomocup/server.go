@@ -52,6 +52,11 @@ type Options struct {
 	// "no limit" (max_memory 0, which lifts a limit set before); nil
 	// ignores it.
 	SetMemoryLimit func(bytes int64)
+	// YixinRules reads INFO rule 2 as Yixin-Board does, as renju; by
+	// default it is Piskvork's bit "continuous game", which the brain
+	// ignores (freestyle). Rule 4 (Piskvork's renju bit) is renju either
+	// way.
+	YixinRules bool
 }
 
 // Limits of the server.
@@ -85,7 +90,7 @@ const (
 // return before it returns.
 type Server struct {
 	engine Engine
-	out    io.Writer
+	out    *lineWriter // the replies, and the engine's reports while it thinks
 	opts   Options
 
 	rule    gomoku.Rule
@@ -97,6 +102,9 @@ type Server struct {
 
 	notes []string // ignored INFO values, reported as MESSAGE lines before the next reply
 
+	threadNum, maxDepth int   // INFO thread_num and max_depth as set (0: not)
+	hashKiB, maxNodes   int64 // INFO hash_size and max_node as set (0: not)
+
 	block      []string  // the lines of a BOARD or SWAP2BOARD block being read
 	blockStart time.Time // when its first line came
 	pending    []string  // lines that came while the engine thought
@@ -105,7 +113,10 @@ type Server struct {
 
 // NewServer returns a server of engine writing its replies to out.
 func NewServer(engine Engine, out io.Writer, opts Options) *Server {
-	s := &Server{engine: engine, out: out, opts: opts, clock: clock{turn: DefaultTurn}}
+	s := &Server{engine: engine, out: &lineWriter{w: out}, opts: opts, clock: clock{turn: DefaultTurn}}
+	if r, ok := engine.(Reporter); ok {
+		r.SetReport(s.out.report)
+	}
 	s.reset()
 	return s
 }
@@ -157,7 +168,7 @@ func (s *Server) handle(ctx context.Context, line string, in <-chan string) bool
 		return s.blockLine(ctx, line, word, in)
 	case word == "":
 		return true
-	case word == "BOARD" || word == "SWAP2BOARD":
+	case word == "BOARD" || word == "SWAP2BOARD" || word == "YXBOARD":
 		s.block, s.blockStart = []string{line}, start
 		return true
 	}
@@ -205,6 +216,7 @@ func (s *Server) blockLine(ctx context.Context, line, word string, in <-chan str
 var commandWords = map[string]bool{
 	"START": true, "RECTSTART": true, "RESTART": true, "BEGIN": true, "TURN": true, "BOARD": true,
 	"SWAP2BOARD": true, "INFO": true, "ABOUT": true, "TAKEBACK": true, "PLAY": true, "YXSTOP": true,
+	"YXBOARD": true, "YXNBEST": true, "YXSHOWFORBID": true, "YXSHOWINFO": true, "YXHASHCLEAR": true,
 }
 
 // do carries out one command that arrived at start.
@@ -227,8 +239,12 @@ func (s *Server) do(ctx context.Context, start time.Time, cmd Command, in <-chan
 			about = ReplyAbout{[]Pair{{"name", "unknown"}}}
 		}
 		s.reply(about)
-	case CmdSwap2Board:
-		s.replyErr("SWAP2BOARD: swap2 openings are not supported")
+	case CmdYXShowInfo:
+		s.showInfo()
+	case CmdYXHashClear:
+		if h, ok := s.engine.(Hasher); ok {
+			h.ClearHash()
+		}
 	case CmdUnknown:
 		s.reply(ReplyUnknown{c.Name})
 	default:
@@ -258,17 +274,27 @@ func (s *Server) onBoard(ctx context.Context, start time.Time, cmd Command, in <
 		s.takeBack(c.Move)
 	case CmdPlay:
 		s.play(c.Move)
+	case CmdYXBoard:
+		s.yxBoard(c.Stones)
+	case CmdYXShowForbid:
+		s.reply(ReplyForbid{s.forbidden()})
+	case CmdYXNBest:
+		return s.nBest(ctx, start, c.N, in)
+	case CmdSwap2Board:
+		return s.swap2(ctx, start, c.Stones, in)
 	}
 	return true
 }
 
 // reply writes r, after the notes not yet reported.
 func (s *Server) reply(r Reply) {
+	var b strings.Builder
 	for _, n := range s.notes {
-		io.WriteString(s.out, ReplyMessage{n}.String()+"\n")
+		b.WriteString(ReplyMessage{n}.String() + "\n")
 	}
 	s.notes = nil
-	io.WriteString(s.out, r.String()+"\n")
+	b.WriteString(r.String() + "\n")
+	s.out.write(b.String())
 }
 
 // note keeps a line for the next reply, once.
@@ -305,9 +331,10 @@ func (s *Server) start(w, h int, size string) {
 // reply, because managers do not read replies to INFO.
 func (s *Server) info(c CmdInfo) {
 	switch c.Key {
-	case "timeout_turn", "timeout_match", "time_left", "max_memory", "rule", "thread_num":
+	case "timeout_turn", "timeout_match", "time_left", "max_memory", "rule", "thread_num",
+		"hash_size", "max_node", "max_depth", "pondering":
 	default:
-		return // game_type, folder, evaluate and unknown keys are ignored
+		return // game_type, folder, evaluate, caution_factor and unknown keys are ignored
 	}
 	n, err := c.Int()
 	switch {
@@ -331,6 +358,8 @@ func (s *Server) info(c CmdInfo) {
 		s.setRule(n)
 	case "thread_num":
 		s.threads(c, n)
+	default:
+		s.yixinInfo(c, n)
 	}
 }
 
@@ -341,7 +370,8 @@ func (s *Server) threads(c CmdInfo, n int64) {
 		return
 	}
 	if t, ok := s.engine.(Threader); ok {
-		t.SetThreads(int(min(n, 1<<16)))
+		s.threadNum = int(min(n, 1<<16))
+		t.SetThreads(s.threadNum)
 	}
 }
 
@@ -376,20 +406,20 @@ const (
 )
 
 // ruleCodes are the INFO rule values of the rules Ocvist plays.
-var ruleCodes = map[gomoku.Rule]int64{gomoku.Freestyle: 0, gomoku.Standard: ruleExactFive}
+var ruleCodes = map[gomoku.Rule]int64{gomoku.Freestyle: 0, gomoku.Standard: ruleExactFive, gomoku.Renju: ruleRenju}
 
-// ruleOf reads INFO rule's bitmask n (not negative).
-func ruleOf(n int64) (gomoku.Rule, error) {
-	unsupported := func(name string) error {
-		return fmt.Errorf("INFO rule %d: %s is not supported; Ocvist plays freestyle (rule 0) and standard (rule 1)", n, name)
-	}
+// ruleOf reads INFO rule n (not negative): Piskvork's bitmask, or with
+// yixin 2 as renju.
+func ruleOf(n int64, yixin bool) (gomoku.Rule, error) {
 	switch {
+	case yixin && n == ruleContinuous:
+		return gomoku.Renju, nil
 	case n&^(ruleExactFive|ruleContinuous|ruleRenju|ruleCaro) != 0:
 		return 0, fmt.Errorf("INFO rule %d: unknown rule bits (1 exactly five, 2 continuous game, 4 renju, 8 caro)", n)
-	case n&ruleRenju != 0:
-		return 0, unsupported("renju")
 	case n&ruleCaro != 0:
-		return 0, unsupported("caro")
+		return 0, fmt.Errorf("INFO rule %d: caro is not supported; Ocvist plays freestyle (rule 0), standard (rule 1) and renju (rule 4)", n)
+	case n&ruleRenju != 0:
+		return gomoku.Renju, nil
 	case n&ruleExactFive != 0:
 		return gomoku.Standard, nil
 	}
@@ -399,7 +429,10 @@ func ruleOf(n int64) (gomoku.Rule, error) {
 // setRule takes INFO rule n: a rule Ocvist does not play refuses the moves
 // until a rule it plays comes.
 func (s *Server) setRule(n int64) {
-	r, err := ruleOf(n)
+	r, err := ruleOf(n, s.opts.YixinRules)
+	if err == nil && n == ruleContinuous && !s.opts.YixinRules {
+		s.note("INFO rule 2 read as Piskvork's continuous game: freestyle (for Yixin-Board's renju, start the engine with -yixin-rules, or send rule 4)")
+	}
 	s.ruleErr = err
 	if err != nil || r == s.rule {
 		return
@@ -479,7 +512,10 @@ func (s *Server) turn(ctx context.Context, start time.Time, p gomoku.Point, in <
 	if !s.ready() || !s.prepare() {
 		return true // the opponent's stone is not placed: TURN may come again
 	}
-	s.board.Play(p) // legal: the cell is empty and the game not over
+	if err := s.board.Play(p); err != nil { // under Renju: Black's forbidden point
+		s.replyErr("TURN %s: %v (Black loses by it under renju)", p.Gomocup(), err)
+		return true
+	}
 	if s.board.Over() {
 		s.replyErr("the game is over after %s", p.Gomocup())
 		return true
@@ -495,6 +531,20 @@ func (s *Server) setBoard(ctx context.Context, start time.Time, block []Stone, i
 	if !s.playable() {
 		return true
 	}
+	if err := s.position("BOARD", block); err != nil {
+		s.replyErr("%v", err)
+		return true
+	}
+	if !s.ready() {
+		return true
+	}
+	return s.think(ctx, start, in)
+}
+
+// position sets up the board of a BOARD or YXBOARD block (name): the side
+// to move is ours, Black with as many own stones as opponent stones,
+// White with one opponent stone more; markers (field 3) are ignored.
+func (s *Server) position(name string, block []Stone) error {
 	var own, opp int
 	for _, st := range block {
 		own, opp = own+b2i(st.Field == Own), opp+b2i(st.Field == Opponent)
@@ -505,8 +555,7 @@ func (s *Server) setBoard(ctx context.Context, start time.Time, block []Stone, i
 	case 1:
 		me = gomoku.White
 	default:
-		s.replyErr("BOARD has %d own and %d opponent stones: not a position with us to move", own, opp)
-		return true
+		return fmt.Errorf("%s has %d own and %d opponent stones: not a position with us to move", name, own, opp)
 	}
 	var stones []placed
 	for _, st := range block {
@@ -519,13 +568,9 @@ func (s *Server) setBoard(ctx context.Context, start time.Time, block []Stone, i
 	}
 	if err := s.rebuild(stones); err != nil {
 		s.reset()
-		s.replyErr("BOARD: the game is already over at %v", err)
-		return true
+		return fmt.Errorf("%s: the game is already over at %v", name, err)
 	}
-	if !s.ready() {
-		return true
-	}
-	return s.think(ctx, start, in)
+	return nil
 }
 
 func b2i(v bool) int {

@@ -397,7 +397,7 @@ func TestServerBadInfoKept(t *testing.T) {
 > INFO timeout_match -1
 > INFO max_memory 1000
 > INFO rule x
-> INFO rule 4
+> INFO rule 8
 > INFO rule -4`)
 	if c := s.clock; c.turn != 500*time.Millisecond || c.match != time.Minute {
 		t.Errorf("timing: turn %v match %v, want 500ms 1m", c.turn, c.match)
@@ -444,7 +444,7 @@ func TestServerUnknownAndMalformed(t *testing.T) {
 > SWAP2BOARD
 > 7,7
 > DONE
-< ERROR SWAP2BOARD: swap2 openings are not supported
+< ERROR SWAP2BOARD: this engine does not rank moves (use the search agent)
 > start 15
 < OK
 > PLAY 3,3

@@ -42,25 +42,42 @@ func (s *Server) prepare() bool {
 	return true
 }
 
-// runMove is the deadline runner. It runs the engine's Move with the raw
-// clock clk on a goroutine and waits for it, meanwhile taking YXSTOP and
-// END from in and keeping other lines for later. If Move has not returned
-// shortly before the move's limit (deadlines), it answers with the
-// fallback move at once and goes on waiting: Move has always returned when
-// runMove returns. Move's context is made before Move starts and cancelled
-// by YXSTOP, END and the fallback: a stop is never lost, however early it
-// comes.
+// runMove asks the engine for its move under the raw clock clk, plays it
+// and replies with it (or with the fallback move: see run).
 func (s *Server) runMove(ctx context.Context, clk gomoku.Clock, in <-chan string) bool {
+	view := *s.board
+	return s.run(ctx, clk, in, func(mctx context.Context) (any, error) {
+		return s.engine.Move(mctx, &view, clk)
+	}, func(v any, err error) {
+		p, _ := v.(gomoku.Point)
+		if v == nil {
+			p = gomoku.NoPoint
+		}
+		s.answer(clk.Start, p, err)
+	})
+}
+
+// run is the deadline runner. It runs work (the engine thinking) with
+// the raw clock clk on a goroutine and waits for it, meanwhile taking
+// YXSTOP and END from in and keeping other lines for later. finish
+// answers, once: with work's result, or if work has not returned shortly
+// before the move's limit (deadlines) at once with (nil, errLate), and
+// run goes on waiting: work has always returned when run returns. work's
+// context is made before it starts and cancelled by YXSTOP, END and the
+// fallback: a stop is never lost, however early it comes. While work
+// runs, the engine's reports (Reporter) are written as MESSAGE lines.
+func (s *Server) run(ctx context.Context, clk gomoku.Clock, in <-chan string, work func(context.Context) (any, error), finish func(any, error)) bool {
 	start := clk.Start
 	limit, _ := clk.Limit() // raw always has a turn limit
 	engineEnd, fallback := deadlines(limit)
 	mctx, cancel := context.WithDeadline(ctx, start.Add(engineEnd))
 	defer cancel()
-	view := *s.board
+	s.out.reporting(true)
+	defer s.out.reporting(false)
 	done := make(chan result, 1)
 	go func() {
-		p, err := s.engine.Move(mctx, &view, clk)
-		done <- result{p, err}
+		v, err := work(mctx)
+		done <- result{v, err}
 	}()
 	late := time.NewTimer(time.Until(start.Add(fallback)))
 	defer late.Stop()
@@ -70,7 +87,8 @@ func (s *Server) runMove(ctx context.Context, clk gomoku.Clock, in <-chan string
 		case r := <-done:
 			goOn := ctx.Err() == nil && !s.ended
 			if goOn && !answered {
-				s.answer(start, r.p, moveErr(mctx, r.err))
+				s.out.reporting(false)
+				finish(r.v, moveErr(mctx, r.err))
 			}
 			return goOn
 		case line, ok := <-in:
@@ -80,7 +98,8 @@ func (s *Server) runMove(ctx context.Context, clk gomoku.Clock, in <-chan string
 			}
 			s.whileThinking(line, cancel)
 		case <-late.C:
-			s.answer(start, gomoku.NoPoint, errLate)
+			s.out.reporting(false)
+			finish(nil, errLate)
 			answered = true
 			cancel()
 		case <-stop:
@@ -91,7 +110,7 @@ func (s *Server) runMove(ctx context.Context, clk gomoku.Clock, in <-chan string
 }
 
 type result struct {
-	p   gomoku.Point
+	v   any
 	err error
 }
 
@@ -125,6 +144,8 @@ func moveErr(mctx context.Context, err error) error {
 func (s *Server) answer(start time.Time, p gomoku.Point, err error) {
 	if err == nil && (!p.Valid() || s.board.At(p) != gomoku.Empty) {
 		err = fmt.Errorf("illegal move %v", p)
+	} else if err == nil && s.board.ToMove() == gomoku.Black && s.board.Forbidden(p) != gomoku.NoFoul {
+		err = fmt.Errorf("forbidden move %v (%v)", p, s.board.Forbidden(p))
 	}
 	if err != nil {
 		s.reply(ReplyMessage{"engine: " + oneLine(err.Error()) + "; playing a quick move"})
@@ -149,19 +170,22 @@ func quickMove(b *gomoku.Board) gomoku.Point {
 	me := b.ToMove()
 	for _, c := range []gomoku.Player{me, me.Other()} {
 		for _, p := range cands {
-			if b.MakesFive(p, c) {
+			if b.MakesFive(p, c) && (me == gomoku.White || c == me || b.Forbidden(p) == gomoku.NoFoul) {
 				return p
 			}
 		}
 	}
+	legal := func(p gomoku.Point) bool {
+		return b.At(p) == gomoku.Empty && (me == gomoku.White || b.Forbidden(p) == gomoku.NoFoul)
+	}
 	best, bestD := gomoku.NoPoint, gomoku.Size
 	for _, p := range cands {
-		if d := p.Distance(b.Last()); d < bestD {
+		if d := p.Distance(b.Last()); d < bestD && legal(p) {
 			best, bestD = p, d
 		}
 	}
 	for p := gomoku.Point(0); best == gomoku.NoPoint && p < gomoku.NumCells; p++ {
-		if b.At(p) == gomoku.Empty {
+		if legal(p) {
 			best = p
 		}
 	}

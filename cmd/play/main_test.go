@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,17 +39,19 @@ func TestGomocupCLI(t *testing.T) {
 // bad line breaks a later one: a move before START is an ERROR, a
 // malformed INFO value is reported once and ignored (the generous turn
 // before it stays: the machine's load plays no part), the continuous-game
-// bit of INFO rule is ignored, renju is refused until a valid rule comes.
+// bit of INFO rule is ignored (with a MESSAGE), caro is refused until a
+// valid rule comes.
 func TestGomocupNoPoison(t *testing.T) {
 	var out, errb bytes.Buffer
 	in := strings.Join([]string{"TURN 7,7", "START 15", "INFO timeout_turn 1000000", "INFO timeout_turn abc", "BEGIN", "RESTART", "BEGIN",
-		"RESTART", "INFO rule 2", "BEGIN", "RESTART", "INFO rule 4", "BEGIN", "INFO rule 0", "BEGIN", ""}, "\r\n")
+		"RESTART", "INFO rule 2", "BEGIN", "RESTART", "INFO rule 8", "BEGIN", "INFO rule 0", "BEGIN", ""}, "\r\n")
 	if err := Run(context.Background(), []string{"gomocup", "-agent", "random"}, strings.NewReader(in), &out, &errb); err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}
 	want := []string{"ERROR TURN: no board (START comes first)", "OK",
 		`MESSAGE INFO timeout_turn "abc" ignored (not an integer): the previous value stays`, "7,7", "OK", "7,7",
-		"OK", "7,7", "OK", "ERROR INFO rule 4: renju is not supported; Ocvist plays freestyle (rule 0) and standard (rule 1)", "7,7"}
+		"OK", "MESSAGE INFO rule 2 read as Piskvork's continuous game: freestyle (for Yixin-Board's renju, start the engine with -yixin-rules, or send rule 4)", "7,7",
+		"OK", "ERROR INFO rule 8: caro is not supported; Ocvist plays freestyle (rule 0), standard (rule 1) and renju (rule 4)", "7,7"}
 	if got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n"); !slices.Equal(got, want) {
 		t.Errorf("output\n%q\nwant\n%q", got, want)
 	}
@@ -64,7 +67,7 @@ func TestGomocupStandard(t *testing.T) {
 	if err := Run(context.Background(), []string{"gomocup", "-agent", defaultAgent + ",nodes=5000"}, strings.NewReader(in), &out, &errb); err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}
-	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	lines := withoutReports(out.String())
 	if len(lines) != 3 || lines[0] != "OK" ||
 		lines[1] != "MESSAGE search: models fitted for another rule serve this standard game (policy: the model was fitted for freestyle, not standard)" {
 		t.Fatalf("output %q", out.String())
@@ -207,7 +210,7 @@ func TestGomocupThreads(t *testing.T) {
 	if err := Run(context.Background(), []string{"gomocup", "-agent", "search:none,nodes=3000", "-threads", "2"}, strings.NewReader(in), &out, &errb); err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	lines := withoutReports(out.String())
 	if len(lines) != 4 || lines[0] != "OK" || lines[1] != "7,7" {
 		t.Errorf("output %q", out.String())
 	}
@@ -229,5 +232,63 @@ func TestBenchTimedCLI(t *testing.T) {
 	}
 	if err := Run(context.Background(), []string{"bench", "-threads", "2"}, nil, &out, &errb); err == nil {
 		t.Error("play bench -threads 2 without -time succeeded")
+	}
+}
+
+// withoutReports is the engine's output lines without the search's
+// realtime reports ("MESSAGE REALTIME …", "MESSAGE depth …").
+func withoutReports(out string) []string {
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !strings.HasPrefix(l, "MESSAGE REALTIME ") && !strings.HasPrefix(l, "MESSAGE depth ") {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+// TestGomocupAnalysis: the search engine under renju (INFO rule 4) with
+// Yixin-Board's commands: YXBOARD sets a position without a move,
+// YXSHOWFORBID lists Black's forbidden points, YXNBEST N with N above the
+// moves near the stones answers one line per root move searched and the
+// best move, not played, after the search's realtime reports; the search's
+// move under renju is never forbidden.
+func TestGomocupAnalysis(t *testing.T) {
+	var out, errb bytes.Buffer
+	in := strings.Join([]string{"INFO rule 4", "START 15", "INFO timeout_turn 1000000",
+		"YXBOARD", "7,6,1", "0,0,2", "7,7,1", "0,2,2", "5,8,1", "0,4,2", "6,8,1", "0,6,2", "DONE",
+		"YXSHOWFORBID", "YXNBEST 300", ""}, "\r\n")
+	if err := Run(context.Background(), []string{"gomocup", "-agent", "search:none,nodes=20000"}, strings.NewReader(in), &out, &errb); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	all := strings.Split(strings.TrimSpace(out.String()), "\n")
+	lines := withoutReports(out.String())
+	if len(lines) < 4 || lines[0] != "OK" || lines[1] != "FORBID 0708." || len(all) == len(lines) {
+		t.Fatalf("output %q", out.String())
+	}
+	best, err := gomoku.ParseGomocup(lines[len(lines)-1])
+	if err != nil || best == gomoku.Pt(7, 8) {
+		t.Fatalf("YXNBEST answered %q (%v): want a legal move", lines[len(lines)-1], err)
+	}
+	ranked := lines[2 : len(lines)-1]
+	seen := map[string]bool{}
+	for i, l := range ranked {
+		var rank int
+		var rest string
+		if _, err := fmt.Sscanf(l, "MESSAGE (%d)", &rank); err != nil || rank != i+1 {
+			t.Fatalf("line %q: want rank %d", l, i+1)
+		}
+		_, rest, _ = strings.Cut(l, " | ")
+		f := strings.Fields(rest[strings.Index(rest, "| ")+2:])
+		if seen[f[0]] || f[0] == "7,8" {
+			t.Errorf("line %q: move %s repeated or forbidden", l, f[0])
+		}
+		seen[f[0]] = true
+	}
+	if !strings.HasSuffix(ranked[0], " "+best.Gomocup()) && !strings.Contains(ranked[0], "| "+best.Gomocup()) {
+		t.Errorf("the first line %q is not the answer %v", ranked[0], best)
+	}
+	if len(ranked) < 2 || len(ranked) > 224-8 {
+		t.Errorf("%d ranked moves", len(ranked))
 	}
 }
