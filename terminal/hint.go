@@ -69,7 +69,8 @@ func listPoints(s []arena.Scored, n int) string {
 }
 
 // Render draws the board with a-o above and below, 15-1 left and right,
-// the last stone in brackets and a winning line in capitals.
+// the last stone in brackets, a winning line in capitals and, under renju
+// with Black to move, Black's forbidden points as #.
 func Render(b *gomoku.Board) string {
 	var sb strings.Builder
 	const letters = "    a b c d e f g h i j k l m n o\n"
@@ -78,6 +79,7 @@ func Render(b *gomoku.Board) string {
 		win[p] = true
 	}
 	last := b.Last()
+	forbid := b.Rule() == gomoku.Renju && b.ToMove() == gomoku.Black && !b.Over()
 	sb.WriteString(letters)
 	for y := range gomoku.Size {
 		fmt.Fprintf(&sb, "%2d ", gomoku.Size-y)
@@ -94,6 +96,9 @@ func Render(b *gomoku.Board) string {
 			c := b.At(p).Char()
 			if win[p] {
 				c -= 'a' - 'A'
+			}
+			if c == '.' && forbid && b.Forbidden(p) != gomoku.NoFoul {
+				c = '#' // forbidden to Black (renju)
 			}
 			sb.WriteByte(c)
 		}

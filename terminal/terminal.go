@@ -169,7 +169,14 @@ func (s *session) move(line string) {
 		s.printf("%v is taken by %c: choose an empty point.\n", p, c.Char())
 		return
 	}
-	s.board.Play(p)
+	if f := s.board.Forbidden(p); s.board.ToMove() == gomoku.Black && f != gomoku.NoFoul {
+		s.printf("%v is forbidden to Black under renju (%v; marked #): choose another point.\n", p, f)
+		return
+	}
+	if err := s.board.Play(p); err != nil {
+		s.printf("%v: %v.\n", p, err)
+		return
+	}
 	s.drawn = false
 }
 

@@ -333,7 +333,7 @@ func parseRule(s string) (gomoku.Rule, error) {
 	for i, r := range rules {
 		names[i] = r.String()
 	}
-	return 0, fmt.Errorf("unknown rule %q (want %s)", s, strings.Join(names, " or "))
+	return 0, fmt.Errorf("unknown rule %q (want %s or %s)", s, strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 }
 
 var sgfRule = regexp.MustCompile(`RU\[([^\]]*)\]`)

@@ -21,7 +21,7 @@ var assets embed.FS
 
 // rules are the rules a game may be played under, in the order the page
 // offers them (the first is the default). A new rule is one more entry.
-var rules = []gomoku.Rule{gomoku.Freestyle, gomoku.Standard}
+var rules = []gomoku.Rule{gomoku.Freestyle, gomoku.Standard, gomoku.Renju}
 
 // Config configures a Server. The zero value serves the board with the
 // shipped models and no database.

@@ -234,7 +234,7 @@ func TestBadInput(t *testing.T) {
 		{"engine on a person's turn", "POST", "/api/games/" + over.ID + "/engine", `{}`, 409, "engine: the game is over (Black wins: five)"},
 		{"no game", "GET", "/api/games/g999", "", 404, `no game "g999"`},
 		{"no endpoint", "GET", "/api/nothing", "", 404, "no such endpoint: GET /api/nothing"},
-		{"unknown rule", "POST", "/api/games", `{"rule":"caro"}`, 400, `unknown rule "caro" (want freestyle or standard)`},
+		{"unknown rule", "POST", "/api/games", `{"rule":"caro"}`, 400, `unknown rule "caro" (want freestyle, standard or renju)`},
 		{"unknown agent", "POST", "/api/games", `{"black":{"agent":"human"},"white":{"agent":"alphazero"}}`, 400, `white: unknown player "alphazero" (want human or one of search, forest, patterns)`},
 		{"bad model", "POST", "/api/games", `{"black":{"agent":"human"},"white":{"agent":"search","model":"0/3"}}`, 400, `white: model "0/3": no database 0 (the server shows 0)`},
 		{"move time", "POST", "/api/games", `{"black":{"agent":"human"},"white":{"agent":"search"},"move_time_ms":999999}`, 400, "move time 999999 ms: want 50 to 60000"},

@@ -67,7 +67,7 @@ func runMatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fs.StringVar(&c.B, "b", "", "agent B (required)")
 	fs.IntVar(&c.Games, "games", 80, "number of games, even (each opening once per colour)")
 	fs.StringVar(&c.Openings, "openings", defaultOpenings, `opening file (Gomocup offset or pos format); "" starts every game from h8`)
-	fs.StringVar(&c.Rule, "rule", "freestyle", "freestyle or standard")
+	fs.StringVar(&c.Rule, "rule", "freestyle", "freestyle, standard or renju")
 	fs.IntVar(&c.TurnMS, "turn-ms", 1000, "time limit per move in milliseconds (0: none, with -match-ms)")
 	fs.IntVar(&c.MatchMS, "match-ms", 0, "each side's time for a game in milliseconds (a match clock; 0: none)")
 	fs.IntVar(&c.MaxPly, "max-ply", 0, "draw once this many stones stand (0: full board)")

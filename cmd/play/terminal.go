@@ -32,7 +32,7 @@ func (c *terminalConfig) parse(args []string, stderr io.Writer) error {
 	fs := cli.NewFlagSet("play terminal", "[-agent A] [-color x|o] [-rule R] [-turn-ms MS] [-threads N] [-seed S]", terminalAbout, stderr)
 	c.agent.register(fs, "your opponent")
 	fs.StringVar(&c.color, "color", "x", "your colour: x (black, moves first) or o (white)")
-	fs.StringVar(&c.rule, "rule", "freestyle", "freestyle or standard")
+	fs.StringVar(&c.rule, "rule", "freestyle", "freestyle, standard or renju")
 	fs.IntVar(&c.turnMS, "turn-ms", int(defaultTurn/time.Millisecond), "the agent's time limit per move, in milliseconds (the search uses most of it)")
 	if err := cli.ParseNoArgs(fs, args); err != nil {
 		return err
