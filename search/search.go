@@ -130,6 +130,7 @@ type Searcher struct {
 	published int64             // of this thread's nodes, those added to total
 	ownPos    patterns.Position // helpers: their copy of the root
 	puts0     uint64            // helpers: ownPos.Puts() at the start
+	result    Result            // helpers: the last iteration they finished
 
 	pos       *patterns.Position
 	root      int // stones at the root
@@ -262,6 +263,7 @@ func (s *Searcher) Search(ctx context.Context, pos *patterns.Position, lim Limit
 		wait := s.startHelpers()
 		res = s.iterate()
 		helperNodes, helperPuts = wait()
+		res = s.deepest(res)
 		if res.Score >= mateBound {
 			res.PV = s.mateLine(res.PV)
 		}
@@ -273,6 +275,24 @@ func (s *Searcher) Search(ctx context.Context, pos *patterns.Position, lim Limit
 		res.TTHits = float64(s.hits) / float64(s.probes)
 	}
 	return res, nil
+}
+
+// deepest is the main thread's result res, or a helper's if it finished
+// a deeper iteration (helpers search every other depth, so one often
+// finishes the next depth before the main thread stops): Lazy SMP's
+// choice of the best thread. A proved win of the main thread, and a
+// RootExact search's exact root scores, stay.
+func (s *Searcher) deepest(res Result) Result {
+	if res.Score >= mateBound || s.lim.RootExact {
+		return res
+	}
+	for _, h := range s.helpers {
+		if r := h.result; r.Depth > res.Depth && r.Move.Valid() && s.pos.Board().At(r.Move) == gomoku.Empty {
+			res = r
+			res.Reason += fmt.Sprintf(" (helper thread %d)", h.id)
+		}
+	}
+	return res
 }
 
 // prepare sets a thread up for a search of pos within lim, stopped when
@@ -318,7 +338,7 @@ func (s *Searcher) startHelpers() (wait func() (nodes, positions int64)) {
 		wg.Add(1)
 		go func() { // joined by wait, before Search returns
 			defer wg.Done()
-			h.iterate()
+			h.result = h.iterate()
 		}()
 	}
 	return func() (nodes, positions int64) {

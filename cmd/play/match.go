@@ -429,8 +429,12 @@ type matchJSON struct {
 func writeJSON(w io.Writer, c *matchConfig, rule gomoku.Rule, r *arena.Result) error {
 	elo, lo, hi := r.Elo()
 	fa, fb := forfeits(r)
+	openings := c.Openings
+	if c.Generate > 0 {
+		openings = fmt.Sprintf("%d generated (seed %d)", c.Generate, c.GenSeed)
+	}
 	out := matchJSON{
-		A: r.A, B: r.B, Seed: c.Seed, Rule: rule.String(), Openings: c.Openings, TurnMS: c.TurnMS, MatchMS: c.MatchMS,
+		A: r.A, B: r.B, Seed: c.Seed, Rule: rule.String(), Openings: openings, TurnMS: c.TurnMS, MatchMS: c.MatchMS,
 		Games: r.Total.Games(), AWins: r.Total.AWins, BWins: r.Total.BWins, Draws: r.Total.Draws,
 		ABlack: r.ABlack, AWhite: r.AWhite, Score: r.Score(),
 		Elo: finite(elo), EloLow: finite(lo), EloHigh: finite(hi), AForfeit: fa, BForfeit: fb,
