@@ -1,6 +1,8 @@
 package search
 
 import (
+	"time"
+
 	"ocvist/gomoku"
 	"ocvist/patterns"
 )
@@ -39,7 +41,11 @@ func (s *Searcher) mateLine(pv []gomoku.Point) []gomoku.Point {
 		if p.Board().ToMove() != winner {
 			m = s.lineDefence()
 		} else if m = s.ruledMove(); m == gomoku.NoPoint {
-			vl, ok, n := patterns.VCF(p, winner, patterns.Limits{MaxNodes: s.cfg.LineNodes, MaxDepth: s.cfg.RootVCFDepth, Table: s.vcf})
+			budget := s.lineVCFNodes()
+			if budget == 0 {
+				return pv // the deadline has passed
+			}
+			vl, ok, n := patterns.VCF(p, winner, patterns.Limits{MaxNodes: budget, MaxDepth: s.cfg.RootVCFDepth, Table: s.vcf})
 			s.nodes += int64(n)
 			if ok {
 				for _, m := range vl {
@@ -63,6 +69,17 @@ func (s *Searcher) mateLine(pv []gomoku.Point) []gomoku.Point {
 		return pv
 	}
 	return line
+}
+
+// lineVCFNodes bounds a VCF of mateLine, which cannot be stopped: the
+// line's budget, and in a timed search what the time left allows at
+// Config.ThreatNodesPerMS (none once the deadline has passed).
+func (s *Searcher) lineVCFNodes() int {
+	n := s.cfg.LineNodes
+	if s.clk.on {
+		n = min(n, int(max(time.Until(s.clk.deadline).Milliseconds(), 0))*s.cfg.ThreatNodesPerMS)
+	}
+	return n
 }
 
 // ruledMove is the winner's move at a node past the principal variation

@@ -375,7 +375,20 @@ func (s *Searcher) byRule() (Result, bool) {
 	case !p.Set(patterns.MakesFive, me).Empty():
 		q := p.Set(patterns.MakesFive, me).First()
 		return Result{Move: q, Score: Mate - 1, PV: []gomoku.Point{q}, Reason: "makes five"}, true
-	case !s.legal(me, p.Set(patterns.MakesFive, opp)).Empty():
+	case p.Count(patterns.MakesFive, opp) >= 1 && s.legal(me, p.Set(patterns.MakesFive, opp)).Empty():
+		// Under Renju: Black may not block (the five-point is forbidden).
+		q := s.legal(me, b.CandidateSet()).First()
+		for c := gomoku.Point(0); q == gomoku.NoPoint && c < gomoku.NumCells; c++ {
+			if b.At(c) == gomoku.Empty && !p.Forbidden(c) {
+				q = c
+			}
+		}
+		r := Result{Move: q, PV: []gomoku.Point{q}, Reason: "cannot block the four (its five-point is forbidden)"}
+		if s.room(2) {
+			r.Score, r.Reason = -(Mate - 2), r.Reason+": lost"
+		}
+		return r, true
+	case p.Count(patterns.MakesFive, opp) >= 1:
 		q := s.legal(me, p.Set(patterns.MakesFive, opp)).First()
 		r := Result{Move: q, PV: []gomoku.Point{q}, Reason: "blocks the four at " + q.String()}
 		if p.Count(patterns.MakesFive, opp) >= 2 && s.room(2) {
