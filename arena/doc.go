@@ -22,7 +22,9 @@
 // finite lower end when A won every game. A score of 0 or 1 gives an
 // infinite difference.
 //
-// Like every Ocvist library, arena never prints, exits or starts goroutines:
-// Match calls the agents one at a time on the caller's goroutine and reports
-// progress through a callback.
+// Like every Ocvist library, arena never prints or exits. Match calls the
+// agents one at a time on the caller's goroutine; MatchFactories plays
+// Config.Concurrency games at once on goroutines it waits for before it
+// returns, and reports progress through a callback on the caller's
+// goroutine, in game order.
 package arena

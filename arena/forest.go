@@ -31,7 +31,7 @@ type Forest struct {
 
 // NewForest returns a Forest agent over model m.
 func NewForest(m *policy.Model, cfg ForestConfig) (*Forest, error) {
-	pc := policy.DefaultConfig
+	pc := policy.DefaultConfig()
 	if cfg.Temperature > 0 {
 		pc.Temperature = cfg.Temperature
 	}

@@ -46,7 +46,7 @@ func NewPolicy(ctx context.Context, g GameConfig, dbPath string) (selfplay.Polic
 	if rule, err := gomoku.ParseRule(g.Rule); err != nil || m.Check(rule) != nil || m.Spec.Radius != g.Radius {
 		return nil, fmt.Errorf("model %s (%v) does not fit the games (%s, radius %d)", g.Model, m.Spec, g.Rule, g.Radius)
 	}
-	cfg := policy.DefaultConfig
+	cfg := policy.DefaultConfig()
 	cfg.Temperature = g.Temperature
 	var stats policy.Stats
 	if dbPath != "" {

@@ -11,6 +11,10 @@ type Limits struct {
 	Table    *VCFTable // optional transposition table, owned by the caller
 	Line     []gomoku.Point
 	// Line, if it has room, receives the winning line (no allocation).
+	// PlayFours plays every attacking four and its block rather than
+	// settle plain fours from the table (see settled): the same answers,
+	// more stones put; the slow twin of the settling (TestVCFSettledTwin).
+	PlayFours bool
 }
 
 const (
@@ -68,7 +72,7 @@ func (t *VCFTable) store(k uint64, depth int) {
 // return. Guarded by BenchmarkVCF.
 func VCF(pos *Position, side gomoku.Player, lim Limits) (line []gomoku.Point, ok bool, nodes int) {
 	s := vcfSearch{pos: pos, a: side, d: side.Other(), tt: lim.Table,
-		maxNodes: lim.MaxNodes, line: lim.Line[:0]}
+		maxNodes: lim.MaxNodes, line: lim.Line[:0], playFours: lim.PlayFours}
 	if s.maxNodes <= 0 {
 		s.maxNodes = defaultVCFNodes
 	}
@@ -88,14 +92,15 @@ func VCF(pos *Position, side gomoku.Player, lim Limits) (line []gomoku.Point, ok
 }
 
 type vcfSearch struct {
-	pos      *Position
-	a, d     gomoku.Player
-	tt       *VCFTable
-	nodes    int
-	maxNodes int
-	cut      bool // the node budget ran out
-	line     []gomoku.Point
-	moves    [maxVCFDepth + 1][64]gomoku.Point
+	pos       *Position
+	a, d      gomoku.Player
+	tt        *VCFTable
+	nodes     int
+	maxNodes  int
+	cut       bool // the node budget ran out
+	line      []gomoku.Point
+	playFours bool // Limits.PlayFours
+	moves     [maxVCFDepth + 1][64]gomoku.Point
 }
 
 // search reports whether the attacker, to move, wins by fours within depth
@@ -246,9 +251,6 @@ func (s *vcfSearch) block(m gomoku.Point) gomoku.Point {
 	return s.pos.fivePoint(m, d, s.a)
 }
 
-// settleFours turns settled on; TestVCFSettledTwin turns it off to compare.
-var settleFours = true
-
 // settled reports, without playing them, whether the attacking four m and
 // its block lead to a position the search would give up on its arrival:
 // at depth 1 (a four that is not a win leaves no attacking move), or one
@@ -264,7 +266,7 @@ var settleFours = true
 // played otherwise.
 func (s *vcfSearch) settled(m gomoku.Point, depth int) bool {
 	p := s.pos
-	if !settleFours || p.flags[m][s.a-1]&(1<<MakesFour|1<<MakesWin) != 1<<MakesFour {
+	if s.playFours || p.flags[m][s.a-1]&(1<<MakesFour|1<<MakesWin) != 1<<MakesFour {
 		return false
 	}
 	if mp := p.b.Options().MaxPly; mp > 0 && p.b.Stones()+2 >= mp {

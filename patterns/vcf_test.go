@@ -249,8 +249,6 @@ func TestVCFSettledTwin(t *testing.T) {
 		nodes int
 	}
 	run := func(settle bool) (out []answer, puts uint64) {
-		settleFours = settle
-		defer func() { settleFours = true }()
 		rng := rand.New(rand.NewPCG(29, 7))
 		tab := NewVCFTable(12)
 		for n := 0; n < 300; n++ {
@@ -266,7 +264,7 @@ func TestVCFSettledTwin(t *testing.T) {
 			before := pos.Puts()
 			for _, lim := range []Limits{{MaxDepth: 1}, {MaxDepth: 2}, {MaxNodes: 30, MaxDepth: 16}, {MaxNodes: 300, MaxDepth: 16}, {MaxDepth: 12}} {
 				for _, side := range []gomoku.Player{gomoku.Black, gomoku.White} {
-					lim.Table = tab
+					lim.Table, lim.PlayFours = tab, !settle
 					line, ok, nodes := VCF(pos, side, lim)
 					out = append(out, answer{fmt.Sprint(line), ok, nodes})
 				}

@@ -183,7 +183,7 @@ func TestSaveFileLoadFile(t *testing.T) {
 func TestRankModelsWay(t *testing.T) {
 	m := shapeModel(t)
 	m.Spec.Radius = 3
-	pol, err := New(m, DefaultConfig, nil)
+	pol, err := New(m, DefaultConfig(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestRankModelsWay(t *testing.T) {
 	}
 	pos3 := patterns.FromBoard(b3)
 	want := patterns.Filter(pos3, b3.ToMove(), patterns.Config{}, patterns.Result{})
-	plain, _ := New(m, DefaultConfig, nil)
+	plain, _ := New(m, DefaultConfig(), nil)
 	wantScores := plain.Scores(pos3, &want, nil, want.Moves)
 	if !slices.Equal(res.Moves, want.Moves) || !slices.Equal(scores, wantScores) || len(want.Moves) != 67 || len(b.Candidates(nil)) != 15 {
 		t.Errorf("Rank on a radius-1 board: %d moves, want the radius-3 board's %d", len(res.Moves), len(want.Moves))

@@ -28,7 +28,7 @@ type Config struct {
 
 // DefaultConfig is temperature 1, a prior worth 20 games, statistics of 20
 // games or more.
-var DefaultConfig = Config{Temperature: 1, PriorGames: 20, MinStatGames: 20}
+func DefaultConfig() Config { return Config{Temperature: 1, PriorGames: 20, MinStatGames: 20} }
 
 // Validate checks the ranges.
 func (c Config) Validate() error {
@@ -88,10 +88,10 @@ type Policy struct {
 // New returns a policy over model m. stats may be nil.
 func New(m *Model, cfg Config, stats Stats) (*Policy, error) {
 	if cfg.PriorGames == 0 {
-		cfg.PriorGames = DefaultConfig.PriorGames
+		cfg.PriorGames = DefaultConfig().PriorGames
 	}
 	if cfg.MinStatGames == 0 {
-		cfg.MinStatGames = DefaultConfig.MinStatGames
+		cfg.MinStatGames = DefaultConfig().MinStatGames
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err

@@ -44,7 +44,7 @@ func shapeModel(t testing.TB) *Model {
 
 func TestPolicyPrefersShapes(t *testing.T) {
 	m := shapeModel(t)
-	pol, err := New(m, DefaultConfig, nil)
+	pol, err := New(m, DefaultConfig(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,10 +117,10 @@ func TestPolicyBlendsStats(t *testing.T) {
 	c := canon.Of(b)
 	q := res.Moves[0]
 	cm := c.ToCanon(q)
-	plain, _ := New(m, DefaultConfig, nil)
+	plain, _ := New(m, DefaultConfig(), nil)
 	p0 := slices.Clone(plain.Scores(pos, &res, &c, res.Moves))
 	stats := Stats{{c.Key, cm}: {Key: c.Key, Move: cm, Games: 180, WSum: -180}}
-	blend, _ := New(m, DefaultConfig, stats)
+	blend, _ := New(m, DefaultConfig(), stats)
 	p1 := blend.Scores(pos, &res, &c, res.Moves)
 	// 180 lost games and a prior of 20 games at p0: (0 + 20 p0) / 200.
 	if want := 20 * p0[0] / 200; math.Abs(p1[0]-want) > 1e-12 {
@@ -213,7 +213,7 @@ func BenchmarkShippedModel(b *testing.B) {
 // benchMoveChoice times model m choosing the best move in middle-game
 // positions: one op is a whole move choice; ns/candidate is reported.
 func benchMoveChoice(b *testing.B, m *Model) {
-	pol, _ := New(m, DefaultConfig, nil)
+	pol, _ := New(m, DefaultConfig(), nil)
 	ps, rs := middleGames(b, 16)
 	cands := 0
 	b.ReportAllocs()

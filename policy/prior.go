@@ -16,7 +16,7 @@ type Prior struct {
 
 // NewPrior returns a Prior over m.
 func NewPrior(m *Model) *Prior {
-	return &Prior{pol: &Policy{model: m, cfg: DefaultConfig}}
+	return &Prior{pol: &Policy{model: m, cfg: DefaultConfig()}}
 }
 
 // Scores writes each move's score into out (the filter restores pos).

@@ -58,7 +58,7 @@
 // about 2 KB per game of the last Age games (100 MB at the default Age of
 // 50,000 games) plus up to eight shards awaiting a batched expiry (the
 // file keeps its largest size: the pages of expired runs are reused by
-// the next merges, and [DB.Vacuum] returns them); the writer's index takes
+// the next merges; SQLite's VACUUM would return them); the writer's index takes
 // 16 bytes a position (twice while it is updated);
 // the blacklist grows by about one move per decisive game: 16 bytes a move
 // in a worker's memory, about 20 on disk, so 16–20 MB per million games.

@@ -60,8 +60,10 @@ func (c PruneConfig) report(p PruneProgress) {
 	}
 }
 
-// DefaultPrune holds the default thresholds.
-var DefaultPrune = PruneConfig{MinGames: DefaultPruneMinGames, Age: DefaultPruneAge}
+// DefaultPrune returns the default thresholds.
+func DefaultPrune() PruneConfig {
+	return PruneConfig{MinGames: DefaultPruneMinGames, Age: DefaultPruneAge}
+}
 
 // Validate reports whether c is usable (wrapping ErrInvalidConfig if not).
 func (c PruneConfig) Validate() error {
@@ -360,10 +362,12 @@ type ConcludeConfig struct {
 	MaxMean float64 `json:"max_mean"`
 }
 
-// DefaultConclude holds Conclude's default thresholds: a move with at least
+// DefaultConclude returns Conclude's default thresholds: a move with at least
 // 20 games whose mean weight is more than 1.0 below the best sibling's (with
 // 20 games too) and below −0.5.
-var DefaultConclude = ConcludeConfig{MinGames: 20, Margin: 1.0, MaxMean: -0.5}
+func DefaultConclude() ConcludeConfig {
+	return ConcludeConfig{MinGames: 20, Margin: 1.0, MaxMean: -0.5}
+}
 
 // Validate reports whether c is usable (wrapping ErrInvalidConfig if not).
 func (c ConcludeConfig) Validate() error {
@@ -512,21 +516,6 @@ func checkpoint(ctx context.Context, q querier) error {
 		return fmt.Errorf("busy: %d of %d WAL frames checkpointed", done, logFrames)
 	}
 	return nil
-}
-
-// Vacuum rebuilds the SQLite file to reclaim the space of deleted rows,
-// then checkpoints. It needs free disk space about the size of the file.
-func (d *DB) Vacuum(ctx context.Context) error {
-	if err := d.writable("vacuum"); err != nil {
-		return err
-	}
-	d.mu.Lock()
-	_, err := d.db.ExecContext(ctx, "VACUUM")
-	d.mu.Unlock()
-	if err != nil {
-		return fmt.Errorf("store: vacuum %q: %w", d.path, err)
-	}
-	return d.Checkpoint(ctx)
 }
 
 // IntegrityCheck runs Check and returns an error wrapping ErrCorrupt,

@@ -229,7 +229,7 @@ func TestConclude(t *testing.T) {
 	addCounts(t, b, "k4", canon.Move{X: 2, Y: 2}, 2, 20)   // 0.1: −0.8 is not below 0.1−1 = −0.9: kept
 	mergeBatch(t, d, b)                                    // every position has 2 games or more: promoted
 	before := exportString(t, d)
-	n, err := d.Conclude(ctx, DefaultConclude)
+	n, err := d.Conclude(ctx, DefaultConclude())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestConclude(t *testing.T) {
 	if flip.Replace(before) != after {
 		t.Fatalf("conclude changed more than two flags:\n%s\n%s", before, after)
 	}
-	if n, err := d.Conclude(ctx, DefaultConclude); err != nil || n != 0 {
+	if n, err := d.Conclude(ctx, DefaultConclude()); err != nil || n != 0 {
 		t.Fatalf("second conclude: %d, %v; want 0", n, err)
 	}
 	if _, err := d.Conclude(ctx, ConcludeConfig{MinGames: 0}); !errors.Is(err, ErrInvalidConfig) {

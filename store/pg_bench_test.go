@@ -76,7 +76,7 @@ func grow(b *testing.B, p *PG, n int) {
 			}
 		}
 	}
-	if _, err := p.Prune(ctx, DefaultPrune); err != nil {
+	if _, err := p.Prune(ctx, DefaultPrune()); err != nil {
 		b.Fatal(err)
 	}
 }

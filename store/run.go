@@ -36,8 +36,9 @@ import (
 //	         whose games an export contains
 //	  0 footer: games, black wins, white wins, draws, positions, rows —
 //	         always the last record
-//	  3..    reserved (training samples, issue 12): a reader of version 1
-//	         refuses them rather than skip games' data
+//	  3 teacher game (format 2, kind 'T' only): a learning loop's game, as
+//	         runWriter.teacher writes it
+//	  4..    reserved: a reader refuses them rather than skip games' data
 //	seal     CRC-32C (Castagnoli, 4 bytes little-endian) of every byte
 //	         before it, then the trailer "OCVSEAL\n"
 //

@@ -6,7 +6,7 @@ import (
 )
 
 // Store is the set of operations every statistics backend provides, so a
-// second backend (PostgreSQL, issue 13) can stand behind the same callers:
+// second backend (PostgreSQL) can stand behind the same callers:
 // merge sealed run files exactly once (the ledger row with the counts, in
 // one transaction), prune, conclude, read (stats, export, the forest's
 // scan, the blacklist), and keep run records and generations. *DB, the

@@ -175,7 +175,7 @@ func TestBlacklistSticky(t *testing.T) {
 		if bl.Len() != 2 || !bl.Contains("0000x", mv) || !bl.Contains("", canon.Move{}) || bl.Contains("0000x", canon.Move{}) {
 			t.Fatalf("%s: blacklist %v", when, bl)
 		}
-		if _, err := d.Prune(ctx, DefaultPrune); err != nil {
+		if _, err := d.Prune(ctx, DefaultPrune()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -278,7 +278,7 @@ func TestReopen(t *testing.T) {
 	if got := exportString(t, ro); got != want {
 		t.Fatal("read-only export differs")
 	}
-	if _, err := ro.Prune(context.Background(), DefaultPrune); !errors.Is(err, ErrReadOnly) {
+	if _, err := ro.Prune(context.Background(), DefaultPrune()); !errors.Is(err, ErrReadOnly) {
 		t.Fatalf("prune read-only: %v", err)
 	}
 	if _, err := ro.Merge(context.Background(), path); !errors.Is(err, ErrReadOnly) {

@@ -99,7 +99,7 @@ transaction: Ctrl-C stops it within a second, keeping the batches done.`
 func pruneCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("prune", "[-db FILE] [-min N] [-age GAMES]", pruneAbout, stderr)
 	dbPath := fs.String("db", defaultDB, "database `file`")
-	c := store.DefaultPrune
+	c := store.DefaultPrune()
 	fs.Int64Var(&c.MinGames, "min", c.MinGames, "keep positions seen in at least this many games")
 	fs.Int64Var(&c.Age, "age", c.Age, "expire young runs merged this many games ago (0: all)")
 	if err := parseNoArgs(fs, args); err != nil {
@@ -155,7 +155,7 @@ Only positions promoted by a prune are judged.`
 func concludeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("conclude", "[-db FILE] [flags]", concludeAbout, stderr)
 	dbPath := fs.String("db", defaultDB, "database `file`")
-	c := store.DefaultConclude
+	c := store.DefaultConclude()
 	fs.Int64Var(&c.MinGames, "min-games", c.MinGames, "games a move needs before it can be judged")
 	fs.Float64Var(&c.Margin, "margin", c.Margin, "how far below the best sibling's mean weight")
 	fs.Float64Var(&c.MaxMean, "max-mean", c.MaxMean, "mean weight must also be below this")
