@@ -75,6 +75,9 @@ type GameJSON struct {
 	WinLine    []string `json:"win_line"`
 	Last       *Info    `json:"last,omitempty"`
 	Notice     string   `json:"notice,omitempty"`
+	// Forbidden are Black's forbidden points, under renju with Black to
+	// move (the referee's, gomoku.Board.Forbidden).
+	Forbidden []string `json:"forbidden,omitempty"`
 }
 
 func (g *game) json() GameJSON {
@@ -84,6 +87,13 @@ func (g *game) json() GameJSON {
 		Winner: sideName(g.winner), WinLine: pointStrings(b.WinLine()), Last: g.last, Notice: g.notice}
 	if !j.Over {
 		j.ToMove = sideName(b.ToMove())
+	}
+	if !j.Over && g.rule == gomoku.Renju && b.ToMove() == gomoku.Black {
+		for p := gomoku.Point(0); p < gomoku.NumCells; p++ {
+			if b.At(p) == gomoku.Empty && b.Forbidden(p) != gomoku.NoFoul {
+				j.Forbidden = append(j.Forbidden, p.String())
+			}
+		}
 	}
 	return j
 }

@@ -609,3 +609,33 @@ func TestVerdict(t *testing.T) {
 		t.Errorf("moveReason = %q, want %q", got, want)
 	}
 }
+
+// TestRenjuForbidden: under renju with Black to move the game lists
+// Black's forbidden points (a double three here), and a move on one is
+// refused with the referee's reason, changing nothing.
+func TestRenjuForbidden(t *testing.T) {
+	_, ts := newTestServer(t, Config{})
+	var setup []string
+	for _, xy := range [][2]int{{7, 6}, {0, 0}, {7, 7}, {0, 2}, {5, 8}, {0, 4}, {6, 8}, {0, 6}} {
+		setup = append(setup, `"`+gomoku.Pt(xy[0], xy[1]).String()+`"`)
+	}
+	g := newGame(t, ts, `{"rule":"renju","black":{"agent":"human"},"white":{"agent":"human"},"moves":[`+strings.Join(setup, ",")+`]}`)
+	foul := gomoku.Pt(7, 8).String()
+	if len(g.Forbidden) != 1 || g.Forbidden[0] != foul {
+		t.Fatalf("forbidden %v, want [%s]", g.Forbidden, foul)
+	}
+	code, msg := call(t, ts, "POST", "/api/games/"+g.ID+"/move", `{"move":"`+foul+`"}`, nil)
+	if code < 400 || !strings.Contains(msg, "forbidden") {
+		t.Errorf("move %s: %d %q; want a refusal naming the foul", foul, code, msg)
+	}
+	var after GameJSON
+	call(t, ts, "GET", "/api/games/"+g.ID, "", &after)
+	if len(after.Moves) != 8 || len(after.Forbidden) != 1 {
+		t.Errorf("after the refused move: %d moves, forbidden %v", len(after.Moves), after.Forbidden)
+	}
+	var white GameJSON
+	call(t, ts, "POST", "/api/games/"+g.ID+"/move", `{"move":"`+gomoku.Pt(10, 10).String()+`"}`, &white)
+	if white.ToMove != "o" || len(white.Forbidden) != 0 {
+		t.Errorf("White to move: forbidden %v", white.Forbidden)
+	}
+}

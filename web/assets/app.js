@@ -114,7 +114,19 @@ function infoFor(n) {
 function moves() { return S.game ? S.game.moves.map(pparse) : []; }
 function shownPly() { const n = S.setup ? S.setup.length : moves().length; return S.view == null ? n : Math.min(S.view, n); }
 function drawBoard() {
-  const svg = $("board");
+  // The cells that take the clicks are made once and never replaced: a
+  // redraw (an engine's event) between a press and its release would
+  // otherwise remove the pressed cell, and the browser drop the click.
+  const board = $("board");
+  let svg = board.querySelector("g.layer");
+  if (!svg) {
+    svg = el("g", { class: "layer" });
+    const cells = el("g", { class: "cells" });
+    for (let p = 0; p < N * N; p++) {
+      cells.append(el("rect", { class: "cell", x: 0.5 + (p % N), y: 0.5 + Math.floor(p / N), width: 1, height: 1, "data-p": pname(p), role: "gridcell", "aria-label": pname(p) }));
+    }
+    board.replaceChildren(svg, cells);
+  }
   svg.replaceChildren();
   const g = el("g", { class: "grid" });
   for (let i = 0; i < N; i++) {
@@ -153,12 +165,16 @@ function drawBoard() {
       svg.append(el("circle", { class: `pv ${side}`, cx, cy, r: 0.42, "data-pv": i + 1 }), el("text", { class: `pvnum ${side}`, x: cx, y: cy + 0.02, text: i + 1 }));
     });
   }
+  if (S.game && live && !S.setup && S.game.forbidden) {
+    // Renju: Black's forbidden points, marked with a cross.
+    for (const m of S.game.forbidden) {
+      const p = pparse(m), cx = 1 + (p % N), cy = 1 + Math.floor(p / N), d = 0.22;
+      svg.append(el("path", { class: "forbid", d: `M${cx - d} ${cy - d}L${cx + d} ${cy + d}M${cx + d} ${cy - d}L${cx - d} ${cy + d}`, "data-forbid": m }));
+    }
+  }
   if (S.hint && S.hint.ply === n) {
     const p = pparse(S.hint.move);
     svg.append(el("circle", { class: "hint", cx: 1 + (p % N), cy: 1 + Math.floor(p / N), r: 0.5, "data-hint": S.hint.move }));
-  }
-  for (let p = 0; p < N * N; p++) {
-    svg.append(el("rect", { class: "cell", x: 0.5 + (p % N), y: 0.5 + Math.floor(p / N), width: 1, height: 1, "data-p": pname(p), role: "gridcell", "aria-label": pname(p) }));
   }
   drawCursor();
 }
