@@ -1,6 +1,8 @@
 // Package gomocup is the Gomocup engine protocol
 // (https://plastovicka.github.io/protocl2en.htm, with the extensions of
-// common managers: YXSTOP, SWAP2BOARD), both ends:
+// common managers: YXSTOP, SWAP2BOARD, and Yixin-Board's analysis
+// commands: YXBOARD, YXNBEST, YXSHOWFORBID, YXSHOWINFO, YXHASHCLEAR; see
+// yixin.go and swap2.go), both ends:
 // the typed commands and replies, the engine side (Server) and the manager
 // side (Client) that drives an external engine process.
 //
@@ -29,8 +31,10 @@
 // the engine thinks. Every command gets its one reply (none for INFO,
 // YXSTOP and END), and no bad line breaks what follows: a malformed INFO
 // value is ignored and reported once, by a MESSAGE before the next reply;
-// INFO rule is Piskvork's bitmask, whose renju and caro bits refuse the
-// moves until a rule Ocvist plays comes.
+// INFO rule is Piskvork's bitmask (Options.YixinRules reads 2 as renju),
+// whose caro bit refuses the moves until a rule Ocvist plays comes. An
+// engine that implements the optional interfaces (Analyst, Reporter,
+// Hasher, Limiter, Threader, Noticer) gets the extensions that need them.
 //
 // # Client
 //
