@@ -2,7 +2,6 @@ package gomocup
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"ocvist/gomoku"
@@ -63,22 +62,9 @@ func (s *Server) swap2(ctx context.Context, start time.Time, stones []gomoku.Poi
 	if !s.prepare() {
 		return true
 	}
-	clk := s.clock.raw(start)
-	view := *s.board
-	return s.run(ctx, clk, in, func(mctx context.Context) (any, error) {
-		return a.Analyze(mctx, &view, clk)
-	}, func(v any, err error) {
-		lines, _ := v.([]Line)
-		if err == nil && len(lines) == 0 {
-			err = fmt.Errorf("no move")
-		}
-		if err != nil {
-			s.reply(ReplyMessage{"engine: " + oneLine(err.Error()) + "; a quick swap2 answer"})
-			s.reply(swap2Quick(&view, len(stones)))
-			return
-		}
-		s.reply(swap2Answer(lines, len(stones)))
-	})
+	n := len(stones)
+	return s.analyse(ctx, start, in, a, func(b *gomoku.Board) Reply { return swap2Quick(b, n) },
+		func(lines []Line) { s.reply(swap2Answer(lines, n)) })
 }
 
 // swap2Answer is the decision for n stones from the analysis of the

@@ -2,6 +2,7 @@ package gomocup
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -225,6 +226,19 @@ func (s *Server) nBest(ctx context.Context, start time.Time, n int, in <-chan st
 	if !s.ready() || !s.prepare() {
 		return true
 	}
+	return s.analyse(ctx, start, in, a, func(b *gomoku.Board) Reply { return ReplyMove{quickMove(b)} }, func(lines []Line) {
+		for i, l := range lines[:min(n, len(lines))] {
+			s.out.write(ReplyMessage{fmt.Sprintf("(%d) %s | %d | %s", i+1, scoreText(l), l.Depth, pvText(l.PV, l.Move))}.String() + "\n")
+		}
+		s.reply(ReplyMove{lines[0].Move})
+	})
+}
+
+// analyse runs the engine's analysis of the board under the move's clock
+// (see run) and answers with answer(lines); an engine that fails, is late
+// or finds no move gets a MESSAGE saying why, and fallback's reply on the
+// board.
+func (s *Server) analyse(ctx context.Context, start time.Time, in <-chan string, a Analyst, fallback func(*gomoku.Board) Reply, answer func([]Line)) bool {
 	clk := s.clock.raw(start)
 	view := *s.board
 	return s.run(ctx, clk, in, func(mctx context.Context) (any, error) {
@@ -232,16 +246,13 @@ func (s *Server) nBest(ctx context.Context, start time.Time, n int, in <-chan st
 	}, func(v any, err error) {
 		lines, _ := v.([]Line)
 		if err == nil && len(lines) == 0 {
-			err = fmt.Errorf("no move")
+			err = errors.New("no move")
 		}
 		if err != nil {
-			s.reply(ReplyMessage{"engine: " + oneLine(err.Error()) + "; answering a quick move"})
-			s.reply(ReplyMove{quickMove(s.board)})
+			s.reply(ReplyMessage{"engine: " + oneLine(err.Error()) + "; a quick answer"})
+			s.reply(fallback(&view))
 			return
 		}
-		for i, l := range lines[:min(n, len(lines))] {
-			s.out.write(ReplyMessage{fmt.Sprintf("(%d) %s | %d | %s", i+1, scoreText(l), l.Depth, pvText(l.PV, l.Move))}.String() + "\n")
-		}
-		s.reply(ReplyMove{lines[0].Move})
+		answer(lines)
 	})
 }

@@ -200,14 +200,14 @@ var options = []Option{
 	intOpt("lmrdepth", "least depth left of a reduced node", 1, MaxDepth, func(c *Config) *int { return &c.LMRDepth }),
 	intOpt("lmrmove", "first move (from 0) that may be reduced", 1, maxMoves, func(c *Config) *int { return &c.LMRMove }),
 	intOpt("lmrminmoves", "a reduced node has more moves than this", 0, maxMoves, func(c *Config) *int { return &c.LMRMinMoves }),
-	int32Opt("lmrquiet", "moves ranked below this pattern score may be reduced", 0, 1<<20, func(c *Config) *int32 { return &c.LMRQuiet }),
+	sizedIntOpt("lmrquiet", "moves ranked below this pattern score may be reduced", 0, 1<<20, func(c *Config) *int32 { return &c.LMRQuiet }),
 	intOpt("lmrdeepdepth", "least depth left for a reduction of two", 1, MaxDepth, func(c *Config) *int { return &c.LMRDeepDepth }),
 	intOpt("lmrdeepmove", "first move reduced by two", 1, maxMoves, func(c *Config) *int { return &c.LMRDeepMove }),
 	boolOpt("extensions", "a forced block costs no depth (1 on, 0 off)", func(c *Config) *bool { return &c.NoExtensions }, true),
-	int64Opt("killer1", "ordering bonus of the first killer", 0, 1<<30, func(c *Config) *int64 { return &c.KillerBonus[0] }),
-	int64Opt("killer2", "ordering bonus of the second killer", 0, 1<<30, func(c *Config) *int64 { return &c.KillerBonus[1] }),
-	int32Opt("historycap", "most the history adds to a move's order", 0, 1<<30, func(c *Config) *int32 { return &c.HistoryCap }),
-	int32Opt("historymax", "most a move's history grows to", 0, 1<<30, func(c *Config) *int32 { return &c.HistoryMax }),
+	sizedIntOpt("killer1", "ordering bonus of the first killer", 0, 1<<30, func(c *Config) *int64 { return &c.KillerBonus[0] }),
+	sizedIntOpt("killer2", "ordering bonus of the second killer", 0, 1<<30, func(c *Config) *int64 { return &c.KillerBonus[1] }),
+	sizedIntOpt("historycap", "most the history adds to a move's order", 0, 1<<30, func(c *Config) *int32 { return &c.HistoryCap }),
+	sizedIntOpt("historymax", "most a move's history grows to", 0, 1<<30, func(c *Config) *int32 { return &c.HistoryMax }),
 	intOpt("historyaging", "the history is divided by 2^N at each search", 0, 31, func(c *Config) *int { return &c.HistoryAging }),
 	intOpt("ttageweight", "table replacement: depth − N × age", 0, 64, func(c *Config) *int { return &c.TTAgeWeight }),
 	intOpt("priordepth", "least depth left at which the learned prior ranks moves", 0, MaxDepth, func(c *Config) *int { return &c.PriorDepth }),
@@ -274,7 +274,8 @@ func intOpt(name, doc string, lo, hi int, f func(*Config) *int) Option {
 		}}
 }
 
-func int32Opt(name, doc string, lo, hi int, f func(*Config) *int32) Option {
+// sizedIntOpt is intOpt for a field of another integer type.
+func sizedIntOpt[T int32 | int64](name, doc string, lo, hi int, f func(*Config) *T) Option {
 	var n int
 	o := intOpt(name, doc, lo, hi, func(*Config) *int { return &n })
 	get, set := o.get, o.set
@@ -283,22 +284,7 @@ func int32Opt(name, doc string, lo, hi int, f func(*Config) *int32) Option {
 		if err := set(c, s); err != nil {
 			return err
 		}
-		*f(c) = int32(n)
-		return nil
-	}
-	return o
-}
-
-func int64Opt(name, doc string, lo, hi int, f func(*Config) *int64) Option {
-	var n int
-	o := intOpt(name, doc, lo, hi, func(*Config) *int { return &n })
-	get, set := o.get, o.set
-	o.get = func(c *Config) string { n = int(*f(c)); return get(c) }
-	o.set = func(c *Config, s string) error {
-		if err := set(c, s); err != nil {
-			return err
-		}
-		*f(c) = int64(n)
+		*f(c) = T(n)
 		return nil
 	}
 	return o
