@@ -2,6 +2,7 @@ package canon
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"ocvist/gomoku"
@@ -67,4 +68,15 @@ func BenchmarkToCanon(b *testing.B) {
 			_ = sink
 		})
 	}
+}
+
+// BenchmarkID measures the id of a 20-stone key (100 bytes).
+func BenchmarkID(b *testing.B) {
+	key := strings.Repeat("0102x", 20)
+	var sum int64
+	b.ReportAllocs()
+	for b.Loop() {
+		sum += ID(key)
+	}
+	_ = sum
 }

@@ -152,7 +152,7 @@ func (pl *Player) allow(c canon.Position, cands []gomoku.Point) []gomoku.Point {
 	if pl.blacklist.Len() == 0 {
 		return cands
 	}
-	banned := pl.blacklist.Moves(store.PositionID(c.Key))
+	banned := pl.blacklist.Moves(canon.ID(c.Key))
 	if len(banned) == 0 {
 		return cands
 	}

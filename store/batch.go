@@ -64,7 +64,7 @@ func (b *Batch) Add(g Game) error {
 			b.recs = b.recs[:n]
 			return fmt.Errorf("store: add game: record %d weight %d: %w", i, r.Weight, ErrInvalidGame)
 		}
-		id := PositionID(r.Key)
+		id := canon.ID(r.Key)
 		b.ids = append(b.ids, id)
 		b.recs = append(b.recs, batchRecord{id: id, key: r.Key, m: r.Move, weight: r.Weight})
 	}
@@ -73,7 +73,7 @@ func (b *Batch) Add(g Game) error {
 		return fmt.Errorf("store: add game: position %q occurs twice: %w", key, ErrInvalidGame)
 	}
 	for _, km := range g.Blacklist {
-		b.recs = append(b.recs, batchRecord{id: PositionID(km.Key), key: km.Key, m: km.Move, black: true})
+		b.recs = append(b.recs, batchRecord{id: canon.ID(km.Key), key: km.Key, m: km.Move, black: true})
 	}
 	b.t.add(resultTotals(g.Result))
 	return nil

@@ -9,23 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"ocvist/canon"
 )
-
-// BenchmarkPositionID measures the id of a 20-stone key (100 bytes).
-func BenchmarkPositionID(b *testing.B) {
-	key := strings.Repeat("0102x", 20)
-	var sum int64
-	b.ReportAllocs()
-	for b.Loop() {
-		sum += PositionID(key)
-	}
-	_ = sum
-}
 
 // BenchmarkBatchAdd measures in-memory aggregation of games (per game).
 func BenchmarkBatchAdd(b *testing.B) {
@@ -83,7 +71,7 @@ func matureRows(b *testing.B, d *DB, seed uint64, n int) {
 			buf[j] = byte(rng.Uint32())
 		}
 		key := hex.EncodeToString(buf)
-		ps[i] = position{id: PositionID(key), key: []byte(key), hasKey: true, moves: []moveRow{{m: canon.Move{X: int8(i % 7), Y: int8(i % 5)}, wsum: 1, games: 2}}}
+		ps[i] = position{id: canon.ID(key), key: []byte(key), hasKey: true, moves: []moveRow{{m: canon.Move{X: int8(i % 7), Y: int8(i % 5)}, wsum: 1, games: 2}}}
 	}
 	slices.SortFunc(ps, func(p, q position) int { return cmpPos(&p, &q) })
 	err := d.inTx(ctx, func(tx *sql.Tx) error {

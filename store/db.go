@@ -18,6 +18,7 @@ import (
 
 	"github.com/mattn/go-sqlite3"
 
+	"ocvist/canon"
 	"ocvist/gomoku"
 )
 
@@ -29,12 +30,12 @@ var SchemaVersion = len(migrationNames())
 const applicationID = 0x4F435653
 
 // driverName is go-sqlite3 with the ocvist_pid(key) SQL function
-// (PositionID), which migration 3 needs.
+// (canon.ID), which migration 3 needs.
 const driverName = "sqlite3_ocvist"
 
 func init() {
 	sql.Register(driverName, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
-		return c.RegisterFunc("ocvist_pid", PositionID, true)
+		return c.RegisterFunc("ocvist_pid", canon.ID, true)
 	}})
 }
 

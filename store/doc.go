@@ -6,7 +6,7 @@
 // # Vocabulary
 //
 // A position is identified by its canonical key (package canon; opaque
-// here) and, for ordering and routing, by its PositionID, a 64-bit hash of
+// here) and, for ordering and routing, by its canon.ID, a 64-bit hash of
 // the key. A move is a canon.Move. A finished game is a [Game]: one
 // [Record] per move (weight +1 for the winner's moves, −1 for the loser's,
 // 0 in a draw), the blacklisted moves (the loser's last move) and the
@@ -151,7 +151,7 @@
 //	moves(pid INTEGER, key TEXT, mx INTEGER, my INTEGER, wsum INTEGER,
 //	      games INTEGER, blacklisted INTEGER,
 //	      PRIMARY KEY(pid, key, mx, my)) WITHOUT ROWID
-//	    promoted positions' rows (pid = PositionID(key)), as far as their
+//	    promoted positions' rows (pid = canon.ID(key)), as far as their
 //	    young runs have expired; blacklisted is sticky.
 //	young_runs(name TEXT PRIMARY KEY, born INTEGER, games, positions, rows,
 //	           bytes, source TEXT, black_wins, white_wins, draws) WITHOUT ROWID

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"ocvist/canon"
 	"slices"
 	"strings"
 
@@ -138,7 +139,7 @@ func (p *PG) MoveStats(ctx context.Context, key string) ([]MoveStat, error) {
 	var out []MoveStat
 	enc := appendKey(nil, []byte(key))
 	err := p.scan(ctx, "WHERE pid = $2 AND key = $3", 0, func(m MoveStat) error { out = append(out, m); return nil },
-		PositionID(key), enc)
+		canon.ID(key), enc)
 	return out, p.wrap("read", err)
 }
 

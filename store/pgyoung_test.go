@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"ocvist/canon"
 	"os"
 	"path/filepath"
 	"slices"
@@ -169,7 +170,7 @@ func schema1(t *testing.T, conn *pgx.Conn, export string) {
 			n[i], _ = strconv.ParseInt(f[i+1], 10, 64)
 		}
 		if _, err := conn.Exec(ctx, "INSERT INTO moves VALUES ($1, $2, $3, $4, $5, $6, $7)",
-			PositionID(f[0]), f[0], int16(n[0]), int16(n[1]), n[2], n[3], f[5] == "1"); err != nil {
+			canon.ID(f[0]), f[0], int16(n[0]), int16(n[1]), n[2], n[3], f[5] == "1"); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"ocvist/canon"
 	"os"
 	"strconv"
 	"strings"
@@ -120,7 +121,7 @@ func (d *DB) scan(ctx context.Context, fn func(*merged) error) error {
 }
 
 // ScanMoves calls fn with every (key, move) row with at least minGames
-// games, young positions included, grouped by position in (PositionID,
+// games, young positions included, grouped by position in (canon.ID,
 // key, x, y) order, from one consistent snapshot (for building forest
 // training sets). It stops at fn's first error and returns it. fn must not
 // call methods of d.
@@ -137,7 +138,7 @@ func (d *DB) ScanMoves(ctx context.Context, minGames int64, fn func(MoveStat) er
 // runs through, so it is for tools and tests, not for a hot loop.
 func (d *DB) MoveStats(ctx context.Context, key string) ([]MoveStat, error) {
 	var out []MoveStat
-	id, k := PositionID(key), []byte(key)
+	id, k := canon.ID(key), []byte(key)
 	err := d.scan(ctx, func(p *merged) error {
 		if p.id == id && bytes.Equal(p.text(), k) {
 			return moveStats(&p.position, 0, func(m MoveStat) error { out = append(out, m); return nil })
@@ -212,7 +213,7 @@ const ExportHeader = "key,mx,my,wsum,games,blacklisted,position_games"
 
 // Export writes every move row, young positions included, as CSV (RFC
 // 4180): the header ExportHeader, then one line per (key, move), grouped
-// by position in (PositionID, key, x, y) order, with blacklisted as 0 or
+// by position in (canon.ID, key, x, y) order, with blacklisted as 0 or
 // 1. The output depends only on the stored counts, so two databases with
 // equal statistics export identical bytes. Blacklisted moves kept from
 // pruned positions have no row (their keys are not kept).

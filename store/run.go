@@ -27,7 +27,7 @@ import (
 //	         rule byte (gomoku.Rule), key version, board size, id (length +
 //	         bytes), meta (length + JSON object of strings)
 //	records  a tag byte, then by tag:
-//	  1 position: id (8 bytes little-endian, PositionID of the key), born
+//	  1 position: id (8 bytes little-endian, canon.ID of the key), born
 //	         (database game count when first seen; 0 in shards and exports:
 //	         the merge decides), key (see below), move count, then per
 //	         move: x, y (int8 bytes), flags (bit 0: blacklisted), wsum
@@ -42,13 +42,11 @@ import (
 //	seal     CRC-32C (Castagnoli, 4 bytes little-endian) of every byte
 //	         before it, then the trailer "OCVSEAL\n"
 //
-// A key is stored packed when it is a canonical key of package canon whose
-// stones all lie in a 16x16 box: byte 1, the stone count, then per stone,
-// in key order, the uvarint (gap << 1 | white) where gap is the stone's
-// cell (row·16 + column) minus the previous stone's cell (−1 before the
-// first) — about one byte a stone where the text takes five. Any other key
-// is byte 0, its length and its bytes. Readers give back the text, which
-// is what ids and order are computed on.
+// A key is byte 1 and its packed form (canon.AppendPacked: the stone
+// count, then about one byte a stone where the text takes five) when it
+// packs, else byte 0, its length and its text. The store never reads a
+// key's tokens: canon packs, checks and unpacks them. Readers give back the
+// text, which is what ids (canon.ID) and order are computed on.
 //
 // Positions come in strictly increasing (id, key) order (ids compared as
 // int64, keys bytewise) with their moves in strictly increasing (x, y)
@@ -597,38 +595,13 @@ const (
 	keyPacked = 1
 )
 
-// appendKey appends key in the record's key encoding.
+// appendKey appends key in the record's key encoding: packed by canon
+// when it packs, as text otherwise.
 func appendKey(b, key []byte) []byte {
-	n := len(key) / 5
-	if len(key)%5 != 0 || n > 255 || n == 0 {
-		return appendBytes(append(b, keyText), key)
+	if p, ok := canon.AppendPacked(append(b, keyPacked), key); ok {
+		return p
 	}
-	start := len(b)
-	b = append(b, keyPacked, byte(n))
-	prev := -1
-	for i := 0; i < len(key); i += 5 {
-		t := key[i : i+5]
-		col, row, ok := twoDigits(t[0], t[1]), twoDigits(t[2], t[3]), t[4] == 'x' || t[4] == 'o'
-		cell := row*16 + col
-		if !ok || col < 0 || col > 15 || row < 0 || row > 15 || cell <= prev {
-			return appendBytes(append(b[:start], keyText), key)
-		}
-		v := uint64(cell-prev) << 1
-		if t[4] == 'o' {
-			v |= 1
-		}
-		b = binary.AppendUvarint(b, v)
-		prev = cell
-	}
-	return b
-}
-
-// twoDigits reads two decimal digits, or −1.
-func twoDigits(a, b byte) int {
-	if a < '0' || a > '9' || b < '0' || b > '9' {
-		return -1
-	}
-	return int(a-'0')*10 + int(b-'0')
+	return appendBytes(append(b, keyText), key)
 }
 
 // rawKey reads a key's run encoding into dst, checking it.
@@ -652,24 +625,12 @@ func (r *runReader) rawKey(dst []byte) ([]byte, error) {
 		r.r += int(n)
 		return dst, nil
 	case keyPacked:
-		n, err := r.byte()
+		n, err := r.packedLen()
 		if err != nil {
 			return nil, err
 		}
-		dst = append(dst, n)
-		_ = r.fill(2 * int(n)) // stones take one or two bytes; checked below
-		b := r.buf[r.r:r.w]
-		cell, i := -1, 0
-		for range n {
-			v, k := binary.Uvarint(b[i:])
-			if k <= 0 || v>>1 == 0 || cell+int(v>>1) > 255 {
-				return nil, fmt.Errorf("%w: packed key", ErrCorrupt)
-			}
-			cell += int(v >> 1)
-			i += k
-		}
-		dst = append(dst, b[:i]...)
-		r.r += i
+		dst = append(dst, r.buf[r.r:r.r+n]...)
+		r.r += n
 		return dst, nil
 	}
 	return nil, fmt.Errorf("%w: key encoding %d", ErrCorrupt, enc)
@@ -719,18 +680,8 @@ func (r *runReader) skipKey() error {
 		}
 		n = int(v)
 	} else if enc == keyPacked {
-		stones, err := r.byte()
-		if err != nil {
+		if n, err = r.packedLen(); err != nil {
 			return err
-		}
-		_ = r.fill(2 * int(stones))
-		for b := r.buf[r.r:r.w]; stones > 0; n++ {
-			if n == len(b) {
-				return fmt.Errorf("%w: packed key", ErrCorrupt)
-			}
-			if b[n] < 0x80 {
-				stones--
-			}
 		}
 	} else {
 		return fmt.Errorf("%w: key encoding %d", ErrCorrupt, enc)
@@ -742,6 +693,20 @@ func (r *runReader) skipKey() error {
 	return nil
 }
 
+// packedLen is the length of the packed key at the reader's position,
+// checked by canon and buffered.
+func (r *runReader) packedLen() (int, error) {
+	if err := r.fill(1); err != nil {
+		return 0, err
+	}
+	_ = r.fill(1 + 2*int(r.buf[r.r])) // stones take one or two bytes; canon checks
+	n, err := canon.PackedLen(r.buf[r.r:r.w])
+	if err != nil {
+		return 0, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return n, nil
+}
+
 // decodeKey appends the text of a key's run encoding (checked by rawKey
 // or made by appendKey) to dst.
 func decodeKey(dst, enc []byte) []byte {
@@ -749,20 +714,7 @@ func decodeKey(dst, enc []byte) []byte {
 		_, k := binary.Uvarint(enc[1:])
 		return append(dst, enc[1+k:]...)
 	}
-	n, b := int(enc[1]), enc[2:]
-	cell := -1
-	for range n {
-		v, k := binary.Uvarint(b)
-		b = b[k:]
-		cell += int(v >> 1)
-		col, row := cell%16, cell/16
-		side := byte('x')
-		if v&1 != 0 {
-			side = 'o'
-		}
-		dst = append(dst, byte('0'+col/10), byte('0'+col%10), byte('0'+row/10), byte('0'+row%10), side)
-	}
-	return dst
+	return canon.AppendUnpacked(dst, enc[1:])
 }
 
 func (r *runReader) header() error {
@@ -983,7 +935,7 @@ func (r *runReader) position() (*position, error) {
 		}
 		r.started, r.last.id = true, p.id
 	} else {
-		if r.strict && PositionID(string(p.text())) != p.id || r.started && cmpPos(&r.last, p) >= 0 {
+		if r.strict && canon.ID(string(p.text())) != p.id || r.started && cmpPos(&r.last, p) >= 0 {
 			return nil, fmt.Errorf("%w: position %q has a wrong id or is out of order", ErrCorrupt, p.text())
 		}
 		r.started = true

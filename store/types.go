@@ -88,7 +88,7 @@ func (m MoveStat) Mean() float64 {
 }
 
 // BlacklistEntry is one blacklisted move of the position whose key has the
-// PositionID ID.
+// canon.ID ID.
 type BlacklistEntry struct {
 	ID   int64
 	Move canon.Move
@@ -109,7 +109,7 @@ func cmpMove(a, b canon.Move) int {
 }
 
 // Blacklist is a set of blacklisted moves, loaded with DB.Blacklist: 16 bytes
-// a move, sorted by position id. It identifies positions by PositionID, so
+// a move, sorted by position id. It identifies positions by canon.ID, so
 // a blacklisted move of one position also applies to a different key with
 // the same 64-bit id (for a million positions, a chance of about 10⁻⁷ that
 // any such pair exists). It is read-only after loading and then safe for
@@ -122,7 +122,7 @@ type Blacklist struct {
 func NewBlacklist(moves ...KeyMove) Blacklist {
 	es := make([]BlacklistEntry, len(moves))
 	for i, km := range moves {
-		es[i] = BlacklistEntry{PositionID(km.Key), km.Move}
+		es[i] = BlacklistEntry{canon.ID(km.Key), km.Move}
 	}
 	return blacklistOf(es)
 }
@@ -138,7 +138,7 @@ func (b Blacklist) Len() int { return len(b.entries) }
 
 // Contains reports whether move m is blacklisted in the position with key.
 func (b Blacklist) Contains(key string, m canon.Move) bool {
-	_, ok := slices.BinarySearchFunc(b.entries, BlacklistEntry{PositionID(key), m}, cmpEntry)
+	_, ok := slices.BinarySearchFunc(b.entries, BlacklistEntry{canon.ID(key), m}, cmpEntry)
 	return ok
 }
 
