@@ -11,74 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"ocvist/agent"
 	"ocvist/gomoku"
+	"ocvist/openings"
 )
-
-func mustOpenings(t *testing.T, path string) []Opening {
-	t.Helper()
-	ops, err := ReadOpeningsFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ops
-}
-
-func TestParseOpeningsFile(t *testing.T) {
-	ops := mustOpenings(t, "../data/openings/piskvork-15.txt")
-	if len(ops) != 40 {
-		t.Fatalf("%d openings, want 40", len(ops))
-	}
-	// 0,0, 1,0, 1,3: centre, one right, then (8,10) = row 15-10 = 5.
-	if got := ops[0].String(); got != "h8 i8 i5" {
-		t.Errorf("opening 1 = %q, want h8 i8 i5", got)
-	}
-	three, five := 0, 0
-	for _, o := range ops {
-		switch len(o.Moves) {
-		case 3:
-			three++
-		case 5:
-			five++
-		}
-	}
-	if three != 22 || five != 18 {
-		t.Errorf("%d three-stone and %d five-stone openings, want 22 and 18", three, five)
-	}
-}
-
-func TestParseOpenings(t *testing.T) {
-	tests := []struct {
-		name, in, want, err string
-	}{
-		{"offsets", "0,0, 1,0, 1,3\n", "h8 i8 i5", ""},
-		{"spaces and trailing comma", " 0 , 0 ,-1,-1 ,\n", "h8 g9", ""},
-		{"pos", "h8i9j7\n", "h8 i7 j9", ""},
-		{"comment and blank", "# c\n\n0,0\n", "h8", ""},
-		{"odd", "0,0, 1\n", "", "openings line 1: odd number of offsets"},
-		{"not a number", "0,0\n0,x\n", "", "openings line 2: stone 1"},
-		{"off board", "0,0, 8,0\n", "", "openings line 1: stone 2: offset 8,0 is off the board"},
-		{"occupied", "0,0, 1,1, 0,0\n", "", "openings line 1: stone 3 (h8): cell is occupied"},
-		{"bad pos", "h8z\n", "", "openings line 1: stone 2"},
-		{"empty", "\n", "", "no openings"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ops, err := ParseOpenings(strings.NewReader(tt.in))
-			if tt.err != "" {
-				if err == nil || !strings.HasPrefix(err.Error(), tt.err) {
-					t.Fatalf("err = %v, want prefix %q", err, tt.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := ops[0].String(); got != tt.want {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
 
 func TestElo(t *testing.T) {
 	// Reference values from an independent script solving
@@ -134,7 +70,7 @@ func TestScoreInterval(t *testing.T) {
 
 func TestMatchRandomConservation(t *testing.T) {
 	ops := mustOpenings(t, "../data/openings/piskvork-15.txt")
-	r, err := Match(context.Background(), NewRandom(1), NewRandom(2), Config{Games: 80, Openings: ops})
+	r, err := Match(context.Background(), agent.NewRandom(1), agent.NewRandom(2), Config{Games: 80, Openings: ops})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +118,7 @@ func TestMatchGivesEachOpeningToBothColours(t *testing.T) {
 	// move for in each game.
 	type asked struct{ game, black, white int }
 	newRec := func(name string, seed uint64) (*scripted, *asked) {
-		rnd := NewRandom(seed)
+		rnd := agent.NewRandom(seed)
 		var a asked
 		s := &scripted{name: name}
 		s.move = func(b *gomoku.Board) (gomoku.Point, error) {
@@ -240,7 +176,7 @@ func TestMatchGivesEachOpeningToBothColours(t *testing.T) {
 }
 
 func TestMatchCentreOpening(t *testing.T) {
-	r, err := Match(context.Background(), NewRandom(5), NewRandom(6), Config{Games: 4, MaxPly: 20})
+	r, err := Match(context.Background(), agent.NewRandom(5), agent.NewRandom(6), Config{Games: 4, MaxPly: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +244,7 @@ func TestMatchForfeits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			bad := &scripted{name: "bad", move: tt.move}
-			r, err := Match(context.Background(), NewRandom(7), bad, Config{Games: 2, Turn: tt.turn, Match: tt.match})
+			r, err := Match(context.Background(), agent.NewRandom(7), bad, Config{Games: 2, Turn: tt.turn, Match: tt.match})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -333,7 +269,7 @@ func TestMatchForfeits(t *testing.T) {
 func TestMatchClock(t *testing.T) {
 	const match, inc = time.Hour, time.Second
 	a := &scripted{name: "a", move: func(b *gomoku.Board) (gomoku.Point, error) { return b.Candidates(nil)[0], nil }}
-	r, err := Match(context.Background(), a, NewRandom(3), Config{Games: 2, Turn: time.Minute, Match: match, Increment: inc})
+	r, err := Match(context.Background(), a, agent.NewRandom(3), Config{Games: 2, Turn: time.Minute, Match: match, Increment: inc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +325,7 @@ func TestForced(t *testing.T) {
 func TestMatchCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
-	r, err := Match(ctx, NewRandom(1), NewRandom(2), Config{Games: 10, Progress: func(*Game, *Result) {
+	r, err := Match(ctx, agent.NewRandom(1), agent.NewRandom(2), Config{Games: 10, Progress: func(*Game, *Result) {
 		if n++; n == 3 {
 			cancel()
 		}
@@ -401,7 +337,7 @@ func TestMatchCancel(t *testing.T) {
 
 func TestMatchDeterministic(t *testing.T) {
 	run := func() *Result {
-		r, err := Match(context.Background(), NewRandom(11), NewRandom(12), Config{Games: 6})
+		r, err := Match(context.Background(), agent.NewRandom(11), agent.NewRandom(12), Config{Games: 6})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -417,7 +353,7 @@ func TestMatchDeterministic(t *testing.T) {
 
 func TestSGFRoundTrip(t *testing.T) {
 	ops := mustOpenings(t, "../data/openings/piskvork-15.txt")
-	r, err := Match(context.Background(), NewRandom(1), &scripted{name: `odd]na\me`, move: func(b *gomoku.Board) (gomoku.Point, error) {
+	r, err := Match(context.Background(), agent.NewRandom(1), &scripted{name: `odd]na\me`, move: func(b *gomoku.Board) (gomoku.Point, error) {
 		if b.Stones() > 12 {
 			return b.Last(), nil
 		}
@@ -470,14 +406,14 @@ func TestSGFKnownSample(t *testing.T) {
 func BenchmarkMatchRandom(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Match(context.Background(), NewRandom(1), NewRandom(2), Config{Games: 2}); err != nil {
+		if _, err := Match(context.Background(), agent.NewRandom(1), agent.NewRandom(2), Config{Games: 2}); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 // liar is a random agent that claims a proved win with every move.
-type liar struct{ *Random }
+type liar struct{ *agent.Random }
 
 func (liar) ProvedWin() bool { return true }
 
@@ -491,7 +427,7 @@ func TestMatchProofs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Match(context.Background(), s, NewRandom(2), Config{Games: 6})
+	r, err := Match(context.Background(), s, agent.NewRandom(2), Config{Games: 6})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -502,7 +438,7 @@ func TestMatchProofs(t *testing.T) {
 		t.Errorf("random announced wins in %d games", p.Games)
 	}
 
-	r, err = Match(context.Background(), liar{NewRandom(3)}, NewRandom(4), Config{Games: 20})
+	r, err = Match(context.Background(), liar{agent.NewRandom(3)}, agent.NewRandom(4), Config{Games: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -518,4 +454,13 @@ func TestMatchProofs(t *testing.T) {
 	if p := r.Proofs[0]; p.Games != 20 || !slices.Equal(p.Thrown, lost) || len(lost) == 0 {
 		t.Errorf("liar: %d games announced, thrown %v; want 20, %v (its games not won)", p.Games, p.Thrown, lost)
 	}
+}
+
+func mustOpenings(t *testing.T, path string) []openings.Opening {
+	t.Helper()
+	ops, err := openings.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ops
 }

@@ -1,6 +1,7 @@
-// Package arena measures players against each other: the Agent interface
-// (and the optional Ranker for hints), the Random and Patterns agents,
-// opening sets, a paired-game Match runner with an Elo estimate, and an SGF
+// Package arena measures players against each other: the agents that
+// think (Search, Forest, Patterns; package agent holds the interface and
+// Random), a paired-game Match runner from opening sets (package
+// openings) with an Elo estimate, the SPRT and pair statistics, and an SGF
 // writer and reader for the games.
 //
 // Match plays every opening twice with the colours swapped: game 2i gives

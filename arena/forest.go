@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"ocvist/agent"
 	"ocvist/gomoku"
 	"ocvist/policy"
 )
@@ -71,7 +72,7 @@ func (a *Forest) Move(_ context.Context, b *gomoku.Board, _ gomoku.Clock) (gomok
 		return gomoku.NoPoint, err
 	}
 	if len(scores) == 0 {
-		return gomoku.NoPoint, ErrNoMove
+		return gomoku.NoPoint, agent.ErrNoMove
 	}
 	if a.temperature > 0 {
 		return res.Moves[a.pol.Sample(scores, a.rng)], nil
@@ -81,17 +82,17 @@ func (a *Forest) Move(_ context.Context, b *gomoku.Board, _ gomoku.Clock) (gomok
 
 // Rank lists the candidates best first, each with the forest's estimate
 // that the mover wins after it and the filter level behind the candidates.
-func (a *Forest) Rank(b *gomoku.Board) []Scored {
+func (a *Forest) Rank(b *gomoku.Board) []agent.Scored {
 	res, scores, err := a.pol.Rank(b)
 	if err != nil {
 		return nil
 	}
 	level := levelText(*res)
-	out := make([]Scored, len(scores))
+	out := make([]agent.Scored, len(scores))
 	for i, s := range scores {
-		out[i] = Scored{Point: res.Moves[i], Score: s, Level: level}
+		out[i] = agent.Scored{Point: res.Moves[i], Score: s, Level: level}
 	}
-	slices.SortStableFunc(out, func(x, y Scored) int {
+	slices.SortStableFunc(out, func(x, y agent.Scored) int {
 		switch {
 		case x.Score > y.Score:
 			return -1

@@ -6,7 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"ocvist/agent"
 	"ocvist/gomoku"
+	"ocvist/openings"
 	"ocvist/patterns"
 )
 
@@ -19,7 +21,7 @@ type Config struct {
 	Games  int // number of games; 0 means 2. An odd number leaves the last opening unpaired.
 	// Openings are the start positions, used in order and cycled. Empty
 	// means every game starts from Black's stone in the centre.
-	Openings []Opening
+	Openings []openings.Opening
 	// Turn is each move's time limit; 0 means none. A move or an error
 	// returned after it loses the game on time.
 	Turn time.Duration
@@ -63,7 +65,7 @@ type Game struct {
 	Times   []time.Duration // time per non-book move, parallel to Moves[Book:]
 	Forced  []bool          // per non-book move: whether it was forced (see Forced)
 	// Proved is per non-book move whether its player had announced a
-	// proved win with it (see Prover).
+	// proved win with it (see agent.Prover).
 	Proved []bool
 }
 
@@ -163,27 +165,27 @@ func (r *Result) add(g *Game) {
 // when cfg.SPRT decides. It fails before the first game if the
 // configuration or an opening is invalid. It does not Close the agents.
 // Games are played one at a time (cfg.Concurrency is for MatchFactories).
-func Match(ctx context.Context, a, b Agent, cfg Config) (*Result, error) {
+func Match(ctx context.Context, a, b agent.Agent, cfg Config) (*Result, error) {
 	cfg.Concurrency = 1
 	ka, kb := kept{a}, kept{b}
-	return MatchFactories(ctx, func(int) (Agent, error) { return ka, nil }, func(int) (Agent, error) { return kb, nil }, cfg)
+	return MatchFactories(ctx, func(int) (agent.Agent, error) { return ka, nil }, func(int) (agent.Agent, error) { return kb, nil }, cfg)
 }
 
 // kept is an agent that the match must not close (Match's caller owns it).
-type kept struct{ Agent }
+type kept struct{ agent.Agent }
 
 func (kept) Close() error { return nil }
 
-// ProvedWin passes the agent's Prover on (false for an agent without).
+// ProvedWin passes the agent's agent.Prover on (false for an agent without).
 func (k kept) ProvedWin() bool {
-	p, ok := k.Agent.(Prover)
+	p, ok := k.Agent.(agent.Prover)
 	return ok && p.ProvedWin()
 }
 
 // Factory returns the agent that plays game i of a match. To make a
 // parallel match's games independent of which worker plays them, give
 // each game a fresh agent whose seed derives from i.
-type Factory func(game int) (Agent, error)
+type Factory func(game int) (agent.Agent, error)
 
 // MatchFactories is Match with agents made per game by newA and newB, up
 // to cfg.Concurrency games at once; every agent made is closed after its
@@ -351,14 +353,14 @@ func playFresh(ctx context.Context, newA, newB Factory, cfg Config, i int) (*Gam
 }
 
 // playGame plays game i. It returns an error only when ctx is done.
-func playGame(ctx context.Context, a, b Agent, cfg Config, i int) (*Game, error) {
+func playGame(ctx context.Context, a, b agent.Agent, cfg Config, i int) (*Game, error) {
 	g, board := startGame(cfg, i)
 	black, white := a, b
 	if !g.ABlack {
 		black, white = b, a
 	}
 	g.Black, g.White = black.Name(), white.Name()
-	seat := func(c gomoku.Player) Agent {
+	seat := func(c gomoku.Player) agent.Agent {
 		if c == gomoku.Black {
 			return black
 		}
@@ -390,7 +392,7 @@ func playGame(ctx context.Context, a, b Agent, cfg Config, i int) (*Game, error)
 // opening (each opening serves a pair of games) and the board after it.
 func startGame(cfg Config, i int) (*Game, *gomoku.Board) {
 	g := &Game{Index: i, Opening: -1, ABlack: i%2 == 0}
-	opening := Opening{Moves: []gomoku.Point{gomoku.Center}}
+	opening := openings.Opening{Moves: []gomoku.Point{gomoku.Center}}
 	if len(cfg.Openings) > 0 {
 		g.Opening = (i / 2) % len(cfg.Openings)
 		opening = cfg.Openings[g.Opening]
@@ -405,7 +407,7 @@ func startGame(cfg Config, i int) (*Game, *gomoku.Board) {
 // it. It reports whether ag lost the game by forfeit (late, an error or
 // an illegal move; g then says so), and returns an error only when ctx is
 // done.
-func playTurn(ctx context.Context, g *Game, board *gomoku.Board, ag Agent, clock gomoku.Clock) (lost bool, err error) {
+func playTurn(ctx context.Context, g *Game, board *gomoku.Board, ag agent.Agent, clock gomoku.Clock) (lost bool, err error) {
 	side := board.ToMove()
 	g.Forced = append(g.Forced, Forced(board))
 	p, d, err := timedMove(ctx, ag, board, clock)
@@ -413,7 +415,7 @@ func playTurn(ctx context.Context, g *Game, board *gomoku.Board, ag Agent, clock
 		return false, ctx.Err()
 	}
 	g.Times = append(g.Times, d)
-	pr, ok := ag.(Prover)
+	pr, ok := ag.(agent.Prover)
 	g.Proved = append(g.Proved, ok && err == nil && pr.ProvedWin())
 	switch { // time first: a late agent's error is its deadline's
 	case clock.Turn > 0 && d > clock.Turn:
@@ -451,7 +453,7 @@ func (g *Game) end(board *gomoku.Board) {
 // timedMove asks ag for a move on a copy of board, so that a misbehaving
 // agent cannot change the match's position, with the clock started now
 // and, as the context's deadline, the clock's limit.
-func timedMove(ctx context.Context, ag Agent, board *gomoku.Board, clock gomoku.Clock) (gomoku.Point, time.Duration, error) {
+func timedMove(ctx context.Context, ag agent.Agent, board *gomoku.Board, clock gomoku.Clock) (gomoku.Point, time.Duration, error) {
 	clock.Start = time.Now()
 	if limit, ok := clock.Limit(); ok {
 		var cancel context.CancelFunc
@@ -471,7 +473,7 @@ func forfeit(g *Game, loser gomoku.Player, reason string) *Game {
 }
 
 // Proofs count one agent's announced wins over a match: the games in
-// which it announced one (Prover) and, of them, those it did not win (see
+// which it announced one (agent.Prover) and, of them, those it did not win (see
 // Game.Announced): a sound engine throws none away.
 type Proofs struct {
 	Games  int   // games with an announced win

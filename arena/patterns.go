@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 
+	"ocvist/agent"
 	"ocvist/gomoku"
 	"ocvist/patterns"
 )
@@ -47,7 +48,7 @@ func (a *Patterns) filter(b *gomoku.Board) patterns.Result {
 func (a *Patterns) Move(_ context.Context, b *gomoku.Board, _ gomoku.Clock) (gomoku.Point, error) {
 	res := a.filter(b)
 	if len(res.Moves) == 0 {
-		return gomoku.NoPoint, ErrNoMove
+		return gomoku.NoPoint, agent.ErrNoMove
 	}
 	return res.Moves[a.rng.IntN(len(res.Moves))], nil
 }
@@ -55,12 +56,12 @@ func (a *Patterns) Move(_ context.Context, b *gomoku.Board, _ gomoku.Clock) (gom
 // Rank lists the filter's candidates, each with the probability the agent
 // plays it and the level that produced them ("force attack", "trivial
 // defence", ...). It consumes no random numbers.
-func (a *Patterns) Rank(b *gomoku.Board) []Scored {
+func (a *Patterns) Rank(b *gomoku.Board) []agent.Scored {
 	res := a.filter(b)
 	level := levelText(res)
-	out := make([]Scored, len(res.Moves))
+	out := make([]agent.Scored, len(res.Moves))
 	for i, p := range res.Moves {
-		out[i] = Scored{Point: p, Score: 1 / float64(len(res.Moves)), Level: level}
+		out[i] = agent.Scored{Point: p, Score: 1 / float64(len(res.Moves)), Level: level}
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"ocvist/agent"
 	"ocvist/gomoku"
 	"ocvist/patterns"
 	"ocvist/policy"
@@ -192,13 +193,13 @@ func (a *Search) search(ctx context.Context, b *gomoku.Board, lim search.Limits)
 }
 
 // ProvedWin reports whether the last move was played on a proved win (a
-// mate score for the side that moved); see Prover.
+// mate score for the side that moved); see agent.Prover.
 func (a *Search) ProvedWin() bool { return search.MatePlies(a.last.Score) > 0 }
 
 // Rank searches the position (HintNodes nodes) and lists the root moves
 // best first with their scores; the best move's Level tells why it is
 // played and the line the search expects.
-func (a *Search) Rank(b *gomoku.Board) []Scored {
+func (a *Search) Rank(b *gomoku.Board) []agent.Scored {
 	n := a.cfg.HintNodes
 	if n == 0 {
 		n = 300_000
@@ -211,10 +212,10 @@ func (a *Search) Rank(b *gomoku.Board) []Scored {
 	if len(res.PV) > 1 {
 		why += "; line " + lineText(res.PV)
 	}
-	out := []Scored{{Point: res.Move, Score: float64(res.Score), Level: why}}
+	out := []agent.Scored{{Point: res.Move, Score: float64(res.Score), Level: why}}
 	for _, m := range res.Root {
 		if m.Move != res.Move {
-			out = append(out, Scored{Point: m.Move, Score: float64(m.Score), Level: "searched"})
+			out = append(out, agent.Scored{Point: m.Move, Score: float64(m.Score), Level: "searched"})
 		}
 	}
 	return out

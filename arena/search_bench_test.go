@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"ocvist/gomoku"
+	"ocvist/openings"
 )
 
 // middleGames plays n generated openings on for plies moves of a
 // 2,000-node search: middle-game boards for the benchmarks below.
 func middleGames(tb testing.TB, n, plies int) []*gomoku.Board {
-	ops, err := GenerateOpenings(3, n, gomoku.Freestyle)
+	ops, err := openings.Generate(3, n, gomoku.Freestyle)
 	if err != nil {
 		tb.Fatal(err)
 	}

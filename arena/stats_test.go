@@ -6,10 +6,9 @@ import (
 	"reflect"
 	"testing"
 
-	"ocvist/canon"
+	"ocvist/agent"
 	"ocvist/gomoku"
 	"ocvist/patterns"
-	"ocvist/search"
 )
 
 // results makes a Result whose games 2i and 2i+1 give A the scores of
@@ -119,58 +118,14 @@ func TestSPRT(t *testing.T) {
 	}
 }
 
-// TestGenerateOpenings: the same seed gives the same openings; each has 3
-// to 5 legal stones, no three or four on the board, a balanced score and
-// no forced win, and no two are the same position up to symmetry.
-func TestGenerateOpenings(t *testing.T) {
-	ops, err := GenerateOpenings(5, 12, gomoku.Freestyle)
-	if err != nil {
-		t.Fatal(err)
-	}
-	again, _ := GenerateOpenings(5, 12, gomoku.Freestyle)
-	if len(ops) != 12 || !reflect.DeepEqual(ops, again) {
-		t.Fatalf("%d openings, same again %v", len(ops), reflect.DeepEqual(ops, again))
-	}
-	seen := map[string]bool{}
-	s := search.New(search.DefaultConfig())
-	for i, o := range ops {
-		pos := patterns.NewPosition(gomoku.Options{})
-		for _, p := range o.Moves {
-			if err := pos.Play(p); err != nil {
-				t.Fatalf("opening %d %v: %v", i, o, err)
-			}
-		}
-		if n := len(o.Moves); n < 3 || n > 5 {
-			t.Errorf("opening %d has %d stones", i, n)
-		}
-		for _, pl := range []gomoku.Player{gomoku.Black, gomoku.White} {
-			if pos.Count(patterns.MakesFive, pl) > 0 || pos.Count(patterns.MakesWin, pl) > 0 {
-				t.Errorf("opening %d: %v has a four or a three", i, pl)
-			}
-		}
-		key := canon.Of(pos.Board()).Key
-		if seen[key] {
-			t.Errorf("opening %d repeats a position", i)
-		}
-		seen[key] = true
-		res, err := s.Search(context.Background(), pos, search.Limits{Nodes: 4000})
-		if err != nil || search.IsMate(res.Score) {
-			t.Errorf("opening %d: %v (score %d)", i, err, res.Score)
-		}
-	}
-	if _, err := GenerateOpenings(5, 0, gomoku.Freestyle); err == nil {
-		t.Error("0 openings accepted")
-	}
-}
-
 // TestMatchFactoriesParallel: a match on 3 workers gives the games of the
 // sequential match, in index order, and an SPRT ends it early on clear
 // evidence with whole pairs counted, the same games as sequentially.
 func TestMatchFactoriesParallel(t *testing.T) {
 	ctx := context.Background()
 	ops := mustOpenings(t, "../data/openings/piskvork-15.txt")[:10]
-	newA := func(i int) (Agent, error) { return NewPatterns(uint64(i), patterns.Config{}), nil }
-	newB := func(i int) (Agent, error) { return NewRandom(uint64(1000 + i)), nil }
+	newA := func(i int) (agent.Agent, error) { return NewPatterns(uint64(i), patterns.Config{}), nil }
+	newB := func(i int) (agent.Agent, error) { return agent.NewRandom(uint64(1000 + i)), nil }
 	cfg := Config{Games: 20, Openings: ops}
 	seq, err := MatchFactories(ctx, newA, newB, cfg)
 	if err != nil {

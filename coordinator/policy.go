@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"ocvist/arena"
 	"ocvist/gomoku"
+	"ocvist/openings"
 	"ocvist/policy"
 	"ocvist/selfplay"
 	"ocvist/store"
@@ -20,7 +20,7 @@ func newGameConfig(g GameConfig) (selfplay.Config, error) {
 	}
 	c := selfplay.Config{Rule: rule, Radius: g.Radius, MaxPly: g.MaxPly}
 	if g.Openings != "" {
-		ops, err := arena.ReadOpeningsFile(g.Openings)
+		ops, err := openings.ReadFile(g.Openings)
 		if err != nil {
 			return c, err
 		}

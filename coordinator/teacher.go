@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"ocvist/arena"
 	"ocvist/gomoku"
+	"ocvist/openings"
 	"ocvist/policy"
 	"ocvist/search"
 	"ocvist/selfplay"
@@ -69,7 +69,7 @@ func (c *TeacherConfig) NewTeacher() (*selfplay.Teacher, error) {
 	if err != nil {
 		return nil, err
 	}
-	ops, err := arena.ReadOpeningsFile(c.Openings)
+	ops, err := openings.ReadFile(c.Openings)
 	if err != nil {
 		return nil, err
 	}
@@ -104,8 +104,8 @@ func (c *TeacherConfig) NewTeacher() (*selfplay.Teacher, error) {
 
 // WriteOpenings writes the openings to path (atomically), as
 // TeacherConfig.Openings reads them: one a line, as offsets from the
-// centre (arena.ParseOpenings), in order.
-func WriteOpenings(path string, ops []arena.Opening, header string) error {
+// centre (openings.Parse), in order.
+func WriteOpenings(path string, ops []openings.Opening, header string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n", header)
 	for _, o := range ops {

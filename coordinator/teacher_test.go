@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"ocvist/arena"
 	"ocvist/data"
 	"ocvist/gomoku"
+	"ocvist/openings"
 	"ocvist/selfplay"
 	"ocvist/store"
 )
@@ -26,15 +26,15 @@ func teacherConfig(t testing.TB, dir string, n int) TeacherConfig {
 	if err := os.WriteFile(policy, data.Model20261121, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ops, err := arena.GenerateOpenings(3, n, gomoku.Freestyle)
+	ops, err := openings.Generate(3, n, gomoku.Freestyle)
 	if err != nil {
 		t.Fatal(err)
 	}
-	openings := filepath.Join(dir, "gen-001.openings")
-	if err := WriteOpenings(openings, ops, "test"); err != nil {
+	opsFile := filepath.Join(dir, "gen-001.openings")
+	if err := WriteOpenings(opsFile, ops, "test"); err != nil {
 		t.Fatal(err)
 	}
-	back, err := arena.ReadOpeningsFile(openings)
+	back, err := openings.ReadFile(opsFile)
 	if err != nil || len(back) != n {
 		t.Fatalf("openings read back: %d, %v", len(back), err)
 	}
@@ -43,7 +43,7 @@ func teacherConfig(t testing.TB, dir string, n int) TeacherConfig {
 			t.Fatalf("opening %d: wrote %v, read %v", i, ops[i].Moves, back[i].Moves)
 		}
 	}
-	return TeacherConfig{Rule: "freestyle", Radius: 2, Nodes: 300, Explore: 2, Margin: 30, Openings: openings,
+	return TeacherConfig{Rule: "freestyle", Radius: 2, Nodes: 300, Explore: 2, Margin: 30, Openings: opsFile,
 		Seed: 7, Gen: 1, Policy: policy, PriorDepth: 4, ValueScale: 300}
 }
 

@@ -48,7 +48,7 @@ func (o *ClientOptions) defaults() {
 // engine that does not answer a move by the move's limit plus the grace
 // is killed, and started again for the next game.
 //
-// A Client has the methods of arena.Agent. It is used by one goroutine and
+// A Client has the methods of agent.Agent. It is used by one goroutine and
 // starts none of its own: replies are read with deadlines on the engine's
 // output pipe. (Where pipes cannot have read deadlines, outside Unix, a
 // read waits for the engine.)

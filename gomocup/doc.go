@@ -17,7 +17,7 @@
 //
 // # Server
 //
-// A Server plays for an Engine (arena.Agent is one): it keeps the board,
+// A Server plays for an Engine (agent.Agent is one): it keeps the board,
 // the rule and the time control (INFO timeout_turn, timeout_match and
 // time_left), asks the engine for each move with the clock as the manager
 // stated it (gomoku.Clock: the engine decides how much of it to use; the
@@ -34,13 +34,13 @@
 // INFO rule is Piskvork's bitmask (Options.YixinRules reads 2 as renju),
 // whose caro bit refuses the moves until a rule Ocvist plays comes. An
 // engine that implements the optional interfaces (Analyst, Reporter,
-// Hasher, Limiter, Threader, Noticer) gets the extensions that need them.
+// Hasher, Limiter, Threader, agent.Noticer) gets the extensions that need them.
 //
 // # Client
 //
 // A Client starts an engine program and drives it as a tournament manager
 // does (START, INFO, BEGIN/TURN/BOARD, RESTART, END); it has the methods
-// of arena.Agent, so any Gomocup engine can play in the match arena.
+// of agent.Agent, so any Gomocup engine can play in the match arena.
 //
 // # Contract
 //

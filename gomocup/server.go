@@ -13,7 +13,7 @@ import (
 	"ocvist/gomoku"
 )
 
-// Engine is what the server needs of a player. arena.Agent is one.
+// Engine is what the server needs of a player. agent.Agent is one.
 type Engine interface {
 	// NewGame is called before the first move of each game, with its rule.
 	// An error is reported to the manager and the move is not made.
@@ -34,13 +34,6 @@ type Engine interface {
 // moves.
 type Threader interface {
 	SetThreads(n int)
-}
-
-// Noticer is implemented by an engine that may have something to tell the
-// user about a game it accepted: the server sends Notice, if not "", as a
-// MESSAGE line after NewGame, before the first move.
-type Noticer interface {
-	Notice() string
 }
 
 // Options configure a Server.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"ocvist/agent"
 	"ocvist/gomoku"
 )
 
@@ -36,7 +37,7 @@ func (s *Server) prepare() bool {
 		return false
 	}
 	s.newGame = false
-	if n, ok := s.engine.(Noticer); ok && n.Notice() != "" {
+	if n, ok := s.engine.(agent.Noticer); ok && n.Notice() != "" {
 		s.reply(ReplyMessage{oneLine(n.Notice())})
 	}
 	return true

@@ -10,6 +10,7 @@ import (
 	"ocvist/data"
 	"ocvist/forest"
 	"ocvist/gomoku"
+	"ocvist/openings"
 	"ocvist/policy"
 	"ocvist/search"
 	"ocvist/selfplay"
@@ -28,7 +29,7 @@ func startModel(b *testing.B) *policy.Model {
 // generation-0 prior, over 50 generated openings.
 func newTeacher(b *testing.B, nodes int64) *selfplay.Teacher {
 	cfg := DefaultConfig()
-	ops, err := arena.GenerateOpenings(3, 50, gomoku.Freestyle)
+	ops, err := openings.Generate(3, 50, gomoku.Freestyle)
 	if err != nil {
 		b.Fatal(err)
 	}

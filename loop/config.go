@@ -26,7 +26,7 @@ type Config struct {
 	Explore int   `json:"explore"` // plies after the opening played among near-best moves
 	Margin  int   `json:"margin"`  // how near: root scores within Margin of the best
 	// Openings are how many random balanced openings the teacher's games
-	// start from (arena.GenerateOpenings, seeded per generation).
+	// start from (openings.Generate, seeded per generation).
 	Openings int `json:"openings"`
 
 	Window    int     `json:"window"`    // generations of games fitted on, this one included

@@ -13,11 +13,13 @@ import (
 	"slices"
 	"time"
 
+	"ocvist/agent"
 	"ocvist/arena"
 	"ocvist/coordinator"
 	"ocvist/forest"
 	"ocvist/gomoku"
 	"ocvist/internal/splitmix"
+	"ocvist/openings"
 	"ocvist/patterns"
 	"ocvist/policy"
 	"ocvist/search"
@@ -628,7 +630,7 @@ type Anchor struct {
 // judge plays the gate (the new engine against the adopted one) and the
 // anchor matches of the new engine and of the new pure policy.
 func (l *Loop) judge(ctx context.Context, g int, next, cur models, rec *Record) error {
-	ops, err := arena.GenerateOpenings(splitmix.Derive(l.cfg.Seed, 0x9a7e, uint64(g)), max(l.cfg.Gate.MaxGames, l.cfg.AnchorGames)/2, l.cfg.Rule)
+	ops, err := openings.Generate(splitmix.Derive(l.cfg.Seed, 0x9a7e, uint64(g)), max(l.cfg.Gate.MaxGames, l.cfg.AnchorGames)/2, l.cfg.Rule)
 	if err != nil {
 		return err
 	}
@@ -641,7 +643,7 @@ func (l *Loop) judge(ctx context.Context, g int, next, cur models, rec *Record) 
 	rec.Adopted, rec.Gate.ByInterval = gateDecides(rec.Gate)
 	l.logf("gen %d: gate, engine against gen %d's: %d games, pair score %.3f [%.3f, %.3f], LLR %.2f, %s: %s",
 		g, cur.gen, rec.Gate.Games, rec.Gate.Score, rec.Gate.Low, rec.Gate.High, rec.Gate.LLR, rec.GateVerdict(), map[bool]string{true: "adopted", false: "rejected"}[rec.Adopted])
-	patternsAgent := func(seed uint64) arena.Agent { return arena.NewPatterns(seed, patterns.Config{}) }
+	patternsAgent := func(seed uint64) agent.Agent { return arena.NewPatterns(seed, patterns.Config{}) }
 	var anchors []opponent
 	for _, a := range l.Anchors {
 		anchors = append(anchors, opponent{a.Name, l.engine(a)})
@@ -670,7 +672,7 @@ func (l *Loop) judge(ctx context.Context, g int, next, cur models, rec *Record) 
 // opponent is an anchor's name and its agents.
 type opponent struct {
 	name string
-	make func(seed uint64) arena.Agent
+	make func(seed uint64) agent.Agent
 }
 
 // gateTTBits sizes the transposition table of the gate's and anchors'
@@ -680,8 +682,8 @@ const gateTTBits = 16
 
 // engine makes the search agents of a (the engine users play, at
 // GateNodes nodes a move).
-func (l *Loop) engine(a Anchor) func(uint64) arena.Agent {
-	return func(uint64) arena.Agent {
+func (l *Loop) engine(a Anchor) func(uint64) agent.Agent {
+	return func(uint64) agent.Agent {
 		ec := search.DefaultConfig()
 		ec.TTBits = gateTTBits
 		s, err := arena.NewSearch(arena.SearchConfig{Name: a.Name, Engine: ec, Nodes: l.cfg.GateNodes, Model: a.Policy, Value: a.Value})
@@ -699,8 +701,8 @@ const EloBound = 1000
 func clampElo(e float64) float64 { return max(-EloBound, min(EloBound, e)) }
 
 // policyAgent makes pure-policy agents (best move, no search) over m.
-func policyAgent(m *policy.Model) func(uint64) arena.Agent {
-	return func(uint64) arena.Agent {
+func policyAgent(m *policy.Model) func(uint64) agent.Agent {
+	return func(uint64) agent.Agent {
 		a, err := arena.NewForest(m, arena.ForestConfig{})
 		if err != nil {
 			panic("loop: " + err.Error()) // the model's rule was checked by New
@@ -711,10 +713,10 @@ func policyAgent(m *policy.Model) func(uint64) arena.Agent {
 
 // match plays the agents of a against those of b (named name) from the
 // openings, paired, for at most games games (an SPRT may end it sooner).
-func (l *Loop) match(ctx context.Context, a func(uint64) arena.Agent, name string, b func(uint64) arena.Agent,
-	ops []arena.Opening, games int, sprt *arena.SPRT) (MatchRecord, error) {
-	newA := func(int) (arena.Agent, error) { return a(0), nil }
-	newB := func(i int) (arena.Agent, error) { return b(splitmix.Derive(l.cfg.Seed, 0xb, uint64(i))), nil }
+func (l *Loop) match(ctx context.Context, a func(uint64) agent.Agent, name string, b func(uint64) agent.Agent,
+	ops []openings.Opening, games int, sprt *arena.SPRT) (MatchRecord, error) {
+	newA := func(int) (agent.Agent, error) { return a(0), nil }
+	newB := func(i int) (agent.Agent, error) { return b(splitmix.Derive(l.cfg.Seed, 0xb, uint64(i))), nil }
 	res, err := arena.MatchFactories(ctx, newA, newB, arena.Config{Rule: l.cfg.Rule, Radius: l.cfg.Radius,
 		Games: games, Openings: ops, SPRT: sprt, Concurrency: l.cfg.Workers})
 	if err != nil {

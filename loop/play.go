@@ -7,9 +7,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"ocvist/arena"
 	"ocvist/coordinator"
 	"ocvist/internal/splitmix"
+	"ocvist/openings"
 	"ocvist/store"
 )
 
@@ -46,7 +46,7 @@ func (l *Loop) openings(g int) (string, error) {
 	if l.openingsOf == g {
 		return path, nil
 	}
-	ops, err := arena.GenerateOpenings(splitmix.Derive(l.cfg.Seed, 0x0be7, uint64(g)), l.cfg.Openings, l.cfg.Rule)
+	ops, err := openings.Generate(splitmix.Derive(l.cfg.Seed, 0x0be7, uint64(g)), l.cfg.Openings, l.cfg.Rule)
 	if err == nil {
 		err = os.MkdirAll(l.dir, 0o755)
 	}

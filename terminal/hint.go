@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"ocvist/arena"
+	"ocvist/agent"
 	"ocvist/gomoku"
 )
 
@@ -15,7 +15,7 @@ func (s *session) hint() {
 		return
 	}
 	name := s.agent.Name()
-	if r, ok := s.agent.(arena.Ranker); ok {
+	if r, ok := s.agent.(agent.Ranker); ok {
 		ranked := r.Rank(s.board)
 		if len(ranked) > 1 && allEqual(ranked) {
 			s.printf("%s sees %d equal moves (%s): %s\n", name, len(ranked), ranked[0].Level, listPoints(ranked, 12))
@@ -47,7 +47,7 @@ func (s *session) hint() {
 	s.printf("%s cannot rank moves; it picks among %d candidates: %s\n", name, len(cands), strings.Join(c, " "))
 }
 
-func allEqual(s []arena.Scored) bool {
+func allEqual(s []agent.Scored) bool {
 	for _, m := range s {
 		if m.Score != s[0].Score || m.Level != s[0].Level {
 			return false
@@ -57,7 +57,7 @@ func allEqual(s []arena.Scored) bool {
 }
 
 // listPoints names the first n moves, with "..." for the rest.
-func listPoints(s []arena.Scored, n int) string {
+func listPoints(s []agent.Scored, n int) string {
 	var out []string
 	for _, m := range s[:min(n, len(s))] {
 		out = append(out, m.Point.String())

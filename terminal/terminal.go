@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"ocvist/arena"
+	"ocvist/agent"
 	"ocvist/gomoku"
 )
 
@@ -34,7 +34,7 @@ type Config struct {
 // returns nil when the person quits or the input ends, and ctx's error at
 // once when ctx is done (whether or not a line is being waited for). It
 // does not close the agent.
-func Play(ctx context.Context, agent arena.Agent, cfg Config, in <-chan string, out io.Writer) error {
+func Play(ctx context.Context, agent agent.Agent, cfg Config, in <-chan string, out io.Writer) error {
 	s := &session{in: in, out: out, agent: agent, human: cfg.Human, rule: cfg.Rule, turn: cfg.Turn}
 	return s.run(ctx)
 }
@@ -43,7 +43,7 @@ func Play(ctx context.Context, agent arena.Agent, cfg Config, in <-chan string, 
 type session struct {
 	in    <-chan string
 	out   io.Writer
-	agent arena.Agent
+	agent agent.Agent
 	human gomoku.Player
 	rule  gomoku.Rule
 	turn  time.Duration
@@ -112,7 +112,7 @@ func (s *session) newGame() error {
 	if err := s.agent.NewGame(s.rule); err != nil {
 		return fmt.Errorf("new game: %w", err)
 	}
-	if n, ok := s.agent.(arena.Noticer); ok && n.Notice() != "" {
+	if n, ok := s.agent.(agent.Noticer); ok && n.Notice() != "" {
 		s.printf("Note: %s.\n", n.Notice())
 	}
 	return nil

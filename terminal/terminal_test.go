@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"ocvist/agent"
 	"ocvist/arena"
 	"ocvist/gomoku"
 	"ocvist/patterns"
@@ -34,12 +35,12 @@ func feed(input string) <-chan string {
 func TestPlay(t *testing.T) {
 	tests := []struct {
 		name  string
-		agent arena.Agent
+		agent agent.Agent
 		cfg   Config
 		input string
 		want  []string // must appear in the output, besides the golden match
 	}{
-		{"win_undo_hint_bad_input", arena.NewRandom(1), Config{Human: gomoku.Black},
+		{"win_undo_hint_bad_input", agent.NewRandom(1), Config{Human: gomoku.Black},
 			"zz\nh8\np3\nh8\nh9\nhint\nh10\nundo\nh10\nh11\nh12\nh7\nhint\nundo\nnew\nquit\n",
 			[]string{`"zz" is not a move`, "h8 is taken", "Took back j7 and h10.", "x (you) wins with h12 h11 h10 h9 h8.",
 				"Took back h12.", "New game.", "Bye."}},
@@ -84,7 +85,7 @@ func TestPlayStopped(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var out bytes.Buffer
-	err := Play(ctx, arena.NewRandom(1), Config{Human: gomoku.Black}, make(chan string), &out)
+	err := Play(ctx, agent.NewRandom(1), Config{Human: gomoku.Black}, make(chan string), &out)
 	if !errors.Is(err, context.Canceled) || !strings.HasSuffix(out.String(), "Your move (x): \n") {
 		t.Errorf("error %v, output ends %q", err, out.String()[max(0, out.Len()-40):])
 	}

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"ocvist/arena"
+	"ocvist/agent"
 	"ocvist/gomoku"
 	"ocvist/patterns"
 	"ocvist/policy"
@@ -229,7 +229,7 @@ func infoOf(pos *patterns.Position, r search.Result, exact bool) Info {
 // agentMove plays one move for an agent that does not search (forest,
 // patterns): the move, and an Info with its reason and the agent's own
 // ranking as the top moves.
-func agentMove(ctx context.Context, a arena.Agent, b *gomoku.Board) (gomoku.Point, Info, error) {
+func agentMove(ctx context.Context, a agent.Agent, b *gomoku.Board) (gomoku.Point, Info, error) {
 	q, err := a.Move(ctx, b, gomoku.Clock{}) // no clock: forest and patterns answer at once
 	if err != nil {
 		return q, Info{}, err
@@ -237,7 +237,7 @@ func agentMove(ctx context.Context, a arena.Agent, b *gomoku.Board) (gomoku.Poin
 	pos := patterns.FromBoard(b)
 	inf := Info{Move: q.String(), PV: []string{q.String()}, Side: sideName(b.ToMove())}
 	inf.Reason = cmp.Or(explain(pos, q), "a quiet move")
-	if rk, ok := a.(arena.Ranker); ok {
+	if rk, ok := a.(agent.Ranker); ok {
 		ranked := rk.Rank(b)
 		for i, s := range ranked {
 			if i == maxTop {

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"ocvist/agent"
 	"ocvist/arena"
 	"ocvist/gomoku"
 	"ocvist/patterns"
@@ -52,7 +53,7 @@ type game struct {
 	notice   string
 	version  int // bumped by every change
 	sets     [2]*modelSet
-	agents   [2]arena.Agent // forest and patterns agents, made when first needed
+	agents   [2]agent.Agent // forest and patterns agents, made when first needed
 	used     time.Time
 	stop     context.CancelFunc // the running search's
 	done     chan struct{}      // closed when it has ended

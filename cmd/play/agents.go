@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"ocvist/agent"
 	"ocvist/arena"
 	"ocvist/data"
 	"ocvist/forest"
@@ -42,7 +43,7 @@ func (a *agentFlags) register(fs *flag.FlagSet, role string) {
 // threader is an agent that thinks on several threads (arena.Search).
 type threader interface{ SetThreads(n int) }
 
-func (a *agentFlags) new(env agentEnv) (arena.Agent, error) {
+func (a *agentFlags) new(env agentEnv) (agent.Agent, error) {
 	env.seed = a.seed
 	if a.threads < 0 || a.threads > search.MaxThreads {
 		return nil, cli.Usagef("-threads %d: want 1 to %d", a.threads, search.MaxThreads)
@@ -70,7 +71,7 @@ type agentEnv struct {
 const agentHelp = "random, patterns, forest[:MODEL], search[:MODEL|none][,nodes=N][,depth=D][,value=FILE|none][,OPTION=V…] or engine:COMMAND"
 
 // newAgent builds the agent named by spec.
-func newAgent(spec string, env agentEnv) (arena.Agent, error) {
+func newAgent(spec string, env agentEnv) (agent.Agent, error) {
 	mk, err := agentMaker(spec, env)
 	if err != nil {
 		return nil, err
@@ -81,36 +82,36 @@ func newAgent(spec string, env agentEnv) (arena.Agent, error) {
 // agentMaker parses spec once (loading any model) and returns a function
 // that makes such an agent with a given seed, for matches that give every
 // game its own agents.
-func agentMaker(spec string, env agentEnv) (func(seed uint64) (arena.Agent, error), error) {
+func agentMaker(spec string, env agentEnv) (func(seed uint64) (agent.Agent, error), error) {
 	name, arg := splitSpec(spec)
 	switch name {
 	case "random":
 		if arg == "" {
-			return func(seed uint64) (arena.Agent, error) { return arena.NewRandom(seed), nil }, nil
+			return func(seed uint64) (agent.Agent, error) { return agent.NewRandom(seed), nil }, nil
 		}
 	case "patterns":
 		if arg == "" {
-			return func(seed uint64) (arena.Agent, error) { return arena.NewPatterns(seed, patterns.Config{}), nil }, nil
+			return func(seed uint64) (agent.Agent, error) { return arena.NewPatterns(seed, patterns.Config{}), nil }, nil
 		}
 	case "forest":
 		m, err := loadModel(arg)
 		if err != nil {
 			return nil, fmt.Errorf("agent %s: %w", spec, err)
 		}
-		return func(seed uint64) (arena.Agent, error) { return arena.NewForest(m, arena.ForestConfig{Seed: seed}) }, nil
+		return func(seed uint64) (agent.Agent, error) { return arena.NewForest(m, arena.ForestConfig{Seed: seed}) }, nil
 	case "search":
 		cfg, err := searchConfig(arg)
 		if err != nil {
 			return nil, fmt.Errorf("agent %s: %w", spec, err)
 		}
-		return func(uint64) (arena.Agent, error) { return arena.NewSearch(cfg) }, nil
+		return func(uint64) (agent.Agent, error) { return arena.NewSearch(cfg) }, nil
 	case "engine":
 		argv := strings.Fields(arg)
 		if len(argv) == 0 {
 			return nil, fmt.Errorf("agent %q: want engine:COMMAND", spec)
 		}
 		opts := gomocup.ClientOptions{Turn: env.turn, Log: env.log}
-		return func(uint64) (arena.Agent, error) { return gomocup.StartClient(argv, opts) }, nil
+		return func(uint64) (agent.Agent, error) { return gomocup.StartClient(argv, opts) }, nil
 	}
 	return nil, fmt.Errorf("unknown agent %q (want %s)", spec, agentHelp)
 }

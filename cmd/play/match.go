@@ -11,10 +11,12 @@ import (
 	"strings"
 	"time"
 
+	"ocvist/agent"
 	"ocvist/arena"
 	"ocvist/gomoku"
 	"ocvist/internal/cli"
 	"ocvist/internal/splitmix"
+	"ocvist/openings"
 )
 
 const matchDoc = `
@@ -51,7 +53,7 @@ type matchConfig struct {
 	JSON     bool
 	Log      bool
 	// Generate > 0 replaces the opening file by that many generated
-	// balanced openings (arena.GenerateOpenings) from GenSeed.
+	// balanced openings (openings.Generate) from GenSeed.
 	Generate    int
 	GenSeed     uint64
 	SPRT        string // "ELO0,ELO1": stop when the test decides
@@ -117,8 +119,8 @@ func (c *matchConfig) runParallel(ctx context.Context, cfg arena.Config, stdout,
 	}
 	cfg.Concurrency = c.Concurrency
 	cfg.Progress = c.progress(stderr)
-	newA := func(i int) (arena.Agent, error) { return mkA(splitmix.Derive(c.Seed, 0, uint64(i))) }
-	newB := func(i int) (arena.Agent, error) { return mkB(splitmix.Derive(c.Seed, 1, uint64(i))) }
+	newA := func(i int) (agent.Agent, error) { return mkA(splitmix.Derive(c.Seed, 0, uint64(i))) }
+	newB := func(i int) (agent.Agent, error) { return mkB(splitmix.Derive(c.Seed, 1, uint64(i))) }
 	r, err := arena.MatchFactories(ctx, newA, newB, cfg)
 	return c.report(r, err, cfg, stdout, stderr)
 }
@@ -200,11 +202,11 @@ func (c *matchConfig) arenaConfig() (arena.Config, error) {
 	case c.Concurrency < 1:
 		return cfg, cli.Usagef("match: -concurrency %d: want at least 1", c.Concurrency)
 	case c.Generate > 0:
-		if cfg.Openings, err = arena.GenerateOpenings(c.GenSeed, c.Generate, rule); err != nil {
+		if cfg.Openings, err = openings.Generate(c.GenSeed, c.Generate, rule); err != nil {
 			return cfg, fmt.Errorf("match: %w", err)
 		}
 	case c.Openings != "":
-		if cfg.Openings, err = arena.ReadOpeningsFile(c.Openings); err != nil {
+		if cfg.Openings, err = openings.ReadFile(c.Openings); err != nil {
 			return cfg, fmt.Errorf("match: %w (run from the repository root, or pass -openings)", err)
 		}
 	}
@@ -234,7 +236,7 @@ func parseSPRT(s string) (arena.SPRT, error) {
 	return t, t.Validate()
 }
 
-func (c *matchConfig) agents(stderr io.Writer) (a, b arena.Agent, err error) {
+func (c *matchConfig) agents(stderr io.Writer) (a, b agent.Agent, err error) {
 	env := agentEnv{seed: c.Seed, turn: c.engineTurn()}
 	if c.Log {
 		env.log = stderr

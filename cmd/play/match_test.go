@@ -16,9 +16,11 @@ import (
 	"testing"
 	"time"
 
+	"ocvist/agent"
 	"ocvist/arena"
 	"ocvist/gomocup"
 	"ocvist/gomoku"
+	"ocvist/openings"
 	"ocvist/patterns"
 )
 
@@ -58,8 +60,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func openings(t testing.TB) []arena.Opening {
-	ops, err := arena.ReadOpeningsFile("../../" + defaultOpenings)
+func standardOpenings(t testing.TB) []openings.Opening {
+	ops, err := openings.ReadFile("../../" + defaultOpenings)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,10 +76,10 @@ func TestEngineMatchesInProcess(t *testing.T) {
 	bin := playBinary(t)
 	for _, name := range []string{"random", "patterns", "forest"} {
 		t.Run(name, func(t *testing.T) {
-			mk := func(seed uint64) arena.Agent {
+			mk := func(seed uint64) agent.Agent {
 				switch name {
 				case "random":
-					return arena.NewRandom(seed)
+					return agent.NewRandom(seed)
 				case "forest": // the shipped model, as the engine loads it
 					a, err := newAgent("forest", agentEnv{seed: seed})
 					if err != nil {
@@ -89,7 +91,7 @@ func TestEngineMatchesInProcess(t *testing.T) {
 			}
 			// 19 openings of the set and the bare centre stone, each once per colour:
 			// the engine gets BOARD, and TURN on its empty board.
-			ops := append(openings(t)[:19:19], arena.Opening{Moves: []gomoku.Point{gomoku.Center}})
+			ops := append(standardOpenings(t)[:19:19], openings.Opening{Moves: []gomoku.Point{gomoku.Center}})
 			cfg := arena.Config{Games: 40, Openings: ops, Turn: 5 * time.Second}
 			want, err := arena.Match(context.Background(), mk(1), mk(2), cfg)
 			if err != nil {
@@ -312,7 +314,7 @@ func TestMatchCLIErrors(t *testing.T) {
 // limit would show as a forfeit, which fails the benchmark.
 func BenchmarkEngineMoveTime(b *testing.B) {
 	bin := playBinary(b)
-	ops := openings(b)
+	ops := standardOpenings(b)
 	for b.Loop() {
 		eng, err := gomocup.StartClient([]string{bin, "gomocup"}, gomocup.ClientOptions{Turn: time.Second})
 		if err != nil {

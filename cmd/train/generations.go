@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"ocvist/agent"
 	"ocvist/coordinator"
+	"ocvist/openings"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,7 +162,7 @@ func gateMatch(ctx context.Context, cfg coordinator.Config, g int, gate gateConf
 	if err != nil {
 		return nil, fmt.Errorf("gate match: %w", err)
 	}
-	ops, err := arena.ReadOpeningsFile(gate.Openings)
+	ops, err := openings.ReadFile(gate.Openings)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +171,7 @@ func gateMatch(ctx context.Context, cfg coordinator.Config, g int, gate gateConf
 	if err != nil {
 		return nil, err
 	}
-	var b arena.Agent = arena.NewPatterns(seed+1, patterns.Config{})
+	var b agent.Agent = arena.NewPatterns(seed+1, patterns.Config{})
 	if prev != "" {
 		if b, err = arena.LoadForest(prev, arena.ForestConfig{Name: "previous", Temperature: gate.Temperature, Seed: seed + 1}); err != nil {
 			return nil, err

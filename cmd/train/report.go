@@ -45,7 +45,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if len(recs) > 0 {
-		if err := writeChart(*out, func(w io.Writer) error { return loop.WriteCurve(w, recs, filepath.Ext(*out)) }); err != nil {
+		if err := writeChart(*out, func(w io.Writer) error { return writeCurve(w, recs, filepath.Ext(*out)) }); err != nil {
 			return fmt.Errorf("report: %s: %w", *out, err)
 		}
 		fmt.Fprintf(stdout, "wrote %s: %d generations of the learning loop\n", *out, len(recs))
@@ -58,7 +58,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(gens) == 0 {
 		return fmt.Errorf("report: %s has no generations yet (run \"train run -generations N\")", *dbPath)
 	}
-	if err := writeChart(*out, func(w io.Writer) error { return loop.WriteGenerationsCurve(w, gens, filepath.Ext(*out)) }); err != nil {
+	if err := writeChart(*out, func(w io.Writer) error { return writeGenerationsCurve(w, gens, filepath.Ext(*out)) }); err != nil {
 		return fmt.Errorf("report: %s: %w", *out, err)
 	}
 	fmt.Fprintf(stdout, "wrote %s: %d generations\n", *out, len(gens))

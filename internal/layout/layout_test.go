@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -92,58 +93,87 @@ func deps(pkgs map[string]*pkg, p string) map[string]bool {
 
 func isCommand(p string) bool { return strings.HasPrefix(p, "cmd/") }
 
-// allowed is, for the packages whose place README.md's Layout fixes,
-// every module package they may depend on (directly or not), and the other
-// modules' packages they may import (by prefix).
-var allowed = map[string]struct{ deps, external string }{
-	"internal/splitmix": {"", ""},
-	"internal/stop":     {"", ""},
-	"internal/pgtest":   {"", ""},
-	"gomoku":            {"internal/splitmix", ""},
-	"canon":             {"gomoku internal/splitmix", ""},
-	"patterns":          {"gomoku canon internal/splitmix", ""},
-	"search":            {"gomoku canon patterns policy forest internal/splitmix", ""},
-	"forest":            {"internal/splitmix", "gonum.org/v1/gonum/"},
-	"policy":            {"forest patterns canon gomoku internal/splitmix", "gonum.org/v1/gonum/"},
-	"store":             {"gomoku canon internal/splitmix", "github.com/mattn/go-sqlite3 github.com/jackc/pgx/"},
-	"gomocup":           {"gomoku internal/splitmix", ""},
-	"data":              {"", ""},
-	"coordinator":       {"arena search selfplay store policy forest patterns canon gomoku internal/splitmix internal/stop", "gonum.org/v1/gonum/ github.com/mattn/go-sqlite3 github.com/jackc/pgx/"},
-	// loop plays its teacher games through the coordinator's jobs (worker
-	// processes, sealed shards, merges): every game the trainer plays
-	// takes that one path.
-	"loop": {"coordinator arena search selfplay store policy forest patterns canon gomoku gomocup internal/splitmix internal/stop", "gonum.org/v1/gonum/ gonum.org/v1/plot github.com/mattn/go-sqlite3 github.com/jackc/pgx/"},
-	// web serves the page: the engines through arena, search and policy,
-	// the shipped models (data), the dashboard's databases read-only
-	// through store; never the training job (coordinator, loop) nor a
-	// command's scaffold.
-	"web": {"arena search policy forest patterns canon gomoku store data internal/splitmix", "github.com/mattn/go-sqlite3 github.com/jackc/pgx/ gonum.org/v1/gonum/"},
+// graphHeading introduces README.md's drawing of the package graph: the
+// fenced block after it has one line a package, "pkg → imports…".
+const graphHeading = "The whole graph, each package with the module packages it imports"
+
+// readmeGraph reads the package graph that README.md's Layout draws.
+func readmeGraph(t *testing.T) map[string][]string {
+	t.Helper()
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(b), graphHeading)
+	if !ok {
+		t.Fatalf("README.md has no %q", graphHeading)
+	}
+	_, block, _ := strings.Cut(after, "```\n")
+	block, _, _ = strings.Cut(block, "```")
+	g := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(block), "\n") {
+		from, to, ok := strings.Cut(line, "→")
+		if !ok {
+			t.Fatalf("README.md's graph line %q has no →", line)
+		}
+		g[strings.TrimSpace(from)] = strings.Fields(to)
+	}
+	return g
 }
 
-// onlyCommands are the packages that only commands may import.
-var onlyCommands = []string{"internal/cli", "terminal"}
+// external is, for each package that imports other modules, the ones it
+// may import (by prefix).
+var external = map[string]string{
+	"forest":      "gonum.org/v1/gonum/",
+	"policy":      "gonum.org/v1/gonum/",
+	"store":       "github.com/mattn/go-sqlite3 github.com/jackc/pgx/",
+	"coordinator": "",
+	"loop":        "gonum.org/v1/gonum/",
+	"web":         "",
+	"cmd/train":   "gonum.org/v1/gonum/ gonum.org/v1/plot",
+	"cmd/play":    "",
+}
 
-// TestDependencies: acceptance point 1 of issue 10, the dependency graph
-// of README.md's Layout.
+// lower are the packages below the engines and the storage: the words of
+// the game, its keys, shapes, agents and the protocol. None of them may
+// depend on the training job, the store or a model's learning.
+var lower = []string{"gomoku", "canon", "patterns", "agent", "gomocup", "terminal"}
+
+// TestDependencies: every package of the module imports exactly the
+// module packages README.md's Layout draws for it (so the drawing is the
+// graph, with no edge missing or extra), the other modules listed in
+// external, and nothing forbidden: only commands use internal/cli and
+// terminal, no library uses a command, internal/pgtest is for tests, and
+// the lower packages never reach the training job, the store or gonum.
 func TestDependencies(t *testing.T) {
 	pkgs := load(t)
+	graph := readmeGraph(t)
 	for _, path := range slices.Sorted(maps.Keys(pkgs)) {
 		p := pkgs[path]
+		want, ok := graph[path]
+		if !ok {
+			t.Errorf("%s is not in README.md's graph", path)
+		}
+		if got := slices.Sorted(maps.Keys(p.imports)); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
+			t.Errorf("%s imports %q; README.md's graph draws %q", path, got, want)
+		}
+		for ext := range p.external {
+			if !slices.ContainsFunc(strings.Fields(external[path]), func(pre string) bool { return strings.HasPrefix(ext, pre) }) {
+				t.Errorf("%s imports %s (other modules allowed: %q)", path, ext, external[path])
+			}
+		}
 		d := deps(pkgs, path)
 		if d["internal/pgtest"] {
 			t.Errorf("%s depends on internal/pgtest, which only tests may use", path)
 		}
-		if rule, ok := allowed[path]; ok {
-			ok := strings.Fields(rule.deps)
-			for _, q := range slices.Sorted(maps.Keys(d)) {
-				if !slices.Contains(ok, q) {
-					t.Errorf("%s depends on %s (it may depend on: %s)", path, q, rule.deps)
+		if slices.Contains(lower, path) {
+			for _, q := range []string{"store", "coordinator", "loop", "selfplay", "forest", "policy", "search", "arena", "web"} {
+				if d[q] {
+					t.Errorf("%s depends on %s", path, q)
 				}
 			}
-			for ext := range p.external {
-				if !slices.ContainsFunc(strings.Fields(rule.external), func(pre string) bool { return strings.HasPrefix(ext, pre) }) {
-					t.Errorf("%s imports %s (other modules allowed: %q)", path, ext, rule.external)
-				}
+			if len(p.external) > 0 {
+				t.Errorf("%s imports other modules: %v", path, slices.Sorted(maps.Keys(p.external)))
 			}
 		}
 		if isCommand(path) || path == "terminal" {
@@ -160,7 +190,15 @@ func TestDependencies(t *testing.T) {
 			}
 		}
 	}
+	for path := range graph {
+		if pkgs[path] == nil {
+			t.Errorf("README.md's graph draws %s, which has no Go files", path)
+		}
+	}
 }
+
+// onlyCommands are the packages that only commands may import.
+var onlyCommands = []string{"internal/cli", "terminal"}
 
 // forbidden are the package-level names a library must not use: printing,
 // exiting, the process's standard streams and signals.

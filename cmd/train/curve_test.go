@@ -1,4 +1,4 @@
-package loop
+package main
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/plot"
 
+	"ocvist/loop"
 	"ocvist/store"
 )
 
@@ -18,20 +19,20 @@ import (
 // the generation ticks, the reference line's label, the engine's and the
 // pure policy's panels and the value AUC; no records is an error.
 func TestWriteCurve(t *testing.T) {
-	var recs []Record
+	var recs []loop.Record
 	for g := 1; g <= 3; g++ {
-		r := Record{Gen: g, Top1: 0.4 + 0.05*float64(g), Adopted: g != 2}
+		r := loop.Record{Gen: g, Top1: 0.4 + 0.05*float64(g), Adopted: g != 2}
 		for k, name := range []string{"random", "patterns", "gen 0"} {
 			e := 100 * float64(g+k)
-			r.Anchors = append(r.Anchors, MatchRecord{Against: name, Elo: e, EloLow: e - 80, EloHigh: e + 80})
+			r.Anchors = append(r.Anchors, loop.MatchRecord{Against: name, Elo: e, EloLow: e - 80, EloHigh: e + 80})
 		}
-		r.Engine = []MatchRecord{{Against: "shipped", Elo: -50, EloLow: -90, EloHigh: -10}}
+		r.Engine = []loop.MatchRecord{{Against: "shipped", Elo: -50, EloLow: -90, EloHigh: -10}}
 		r.ValueAUC = 0.8
 		recs = append(recs, r)
 	}
-	recs[2].Anchors[0] = MatchRecord{Against: "random", Elo: EloBound, EloLow: 600, EloHigh: EloBound}
+	recs[2].Anchors[0] = loop.MatchRecord{Against: "random", Elo: loop.EloBound, EloLow: 600, EloHigh: loop.EloBound}
 	var buf bytes.Buffer
-	if err := WriteCurve(&buf, recs, ".png"); err != nil {
+	if err := writeCurve(&buf, recs, ".png"); err != nil {
 		t.Fatal(err)
 	}
 	img, err := png.Decode(&buf)
@@ -39,7 +40,7 @@ func TestWriteCurve(t *testing.T) {
 		t.Fatalf("png: %v, %v", err, img)
 	}
 	buf.Reset()
-	if err := WriteCurve(&buf, recs, ".SVG"); err != nil {
+	if err := writeCurve(&buf, recs, ".SVG"); err != nil {
 		t.Fatal(err)
 	}
 	svg := buf.String()
@@ -49,20 +50,20 @@ func TestWriteCurve(t *testing.T) {
 			t.Errorf("svg lacks %q", want)
 		}
 	}
-	if err := WriteCurve(&buf, nil, ".png"); err == nil {
+	if err := writeCurve(&buf, nil, ".png"); err == nil {
 		t.Error("no records drew a chart")
 	}
 }
 
 // curveRecs are gens generations from first with the three anchors, each
 // adopted as adopted(g) says; the Elo against anchor k is 100(g+k) ± 80.
-func curveRecs(first, gens int, adopted func(g int) bool) []Record {
-	var recs []Record
+func curveRecs(first, gens int, adopted func(g int) bool) []loop.Record {
+	var recs []loop.Record
 	for g := first; g < first+gens; g++ {
-		r := Record{Gen: g, Top1: 0.4 + 0.05*float64(g-first), Adopted: adopted(g)}
+		r := loop.Record{Gen: g, Top1: 0.4 + 0.05*float64(g-first), Adopted: adopted(g)}
 		for k, name := range []string{"random", "patterns", "gen 0"} {
 			e := 100 * float64(g+k)
-			r.Anchors = append(r.Anchors, MatchRecord{Against: name, Elo: e, EloLow: e - 80, EloHigh: e + 80})
+			r.Anchors = append(r.Anchors, loop.MatchRecord{Against: name, Elo: e, EloLow: e - 80, EloHigh: e + 80})
 		}
 		recs = append(recs, r)
 	}
@@ -87,11 +88,11 @@ func TestCurveAxes(t *testing.T) {
 	undefined[0].Top1 = -1
 	below := curveRecs(1, 1, no)
 	for k := range below[0].Anchors {
-		below[0].Anchors[k] = MatchRecord{Against: below[0].Anchors[k].Against, Elo: -EloBound, EloLow: -EloBound, EloHigh: -600}
+		below[0].Anchors[k] = loop.MatchRecord{Against: below[0].Anchors[k].Against, Elo: -loop.EloBound, EloLow: -loop.EloBound, EloHigh: -600}
 	}
 	for _, tt := range []struct {
 		name           string
-		recs           []Record
+		recs           []loop.Record
 		xMin, xMax     float64
 		eloMin, eloMax float64
 	}{
@@ -104,7 +105,7 @@ func TestCurveAxes(t *testing.T) {
 		{"below the anchor", below, 0.5, 1.5, -1000 - 50, 0 + 0.45*(0+1000+100)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			elo, err := eloPanel(tt.recs, "the pure policy", func(r Record) []MatchRecord { return r.Anchors })
+			elo, err := eloPanel(tt.recs, "the pure policy", func(r loop.Record) []loop.MatchRecord { return r.Anchors })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,7 +125,7 @@ func TestCurveAxes(t *testing.T) {
 				t.Errorf("top-1 axis [%g, %g], want [0, 1]", top1.Y.Min, top1.Y.Max)
 			}
 			var buf bytes.Buffer
-			if err := WriteCurve(&buf, tt.recs, ".svg"); err != nil {
+			if err := writeCurve(&buf, tt.recs, ".svg"); err != nil {
 				t.Fatal(err)
 			}
 			var adopted, rejected bool
@@ -156,11 +157,11 @@ func TestGenerationsCurveAxes(t *testing.T) {
 		if p.X.Min != xMin || p.X.Max != xMax || p.Y.Min != 0 || p.Y.Max != 1 {
 			t.Errorf("%d generations: axes [%g, %g] × [%g, %g], want [%g, %g] × [0, 1]", len(gens), p.X.Min, p.X.Max, p.Y.Min, p.Y.Max, xMin, xMax)
 		}
-		if err := WriteGenerationsCurve(io.Discard, gens, ".png"); err != nil {
+		if err := writeGenerationsCurve(io.Discard, gens, ".png"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := WriteGenerationsCurve(io.Discard, nil, ".png"); err == nil {
+	if err := writeGenerationsCurve(io.Discard, nil, ".png"); err == nil {
 		t.Error("no generations drew a chart")
 	}
 }

@@ -1,4 +1,4 @@
-package arena
+package openings
 
 import (
 	"context"
@@ -11,19 +11,19 @@ import (
 	"ocvist/search"
 )
 
-// OpeningBalance bounds the search score (from the side to move's view,
+// Balance bounds the search score (from the side to move's view,
 // see package search) of a generated opening.
-const OpeningBalance = 150
+const Balance = 150
 
-// GenerateOpenings returns n distinct openings drawn from a PCG source
+// Generate returns n distinct openings drawn from a PCG source
 // seeded by seed: 3 to 5 stones, the first within one cell of the centre,
 // each next one within two cells of a stone and four of the centre,
 // Black and White alternating. An opening is kept only if no side has a
 // three or a four on the board, a 4,000-node search (deterministic) scores
-// it within ±OpeningBalance for the side to move without finding a forced
+// it within ±Balance for the side to move without finding a forced
 // win, and no opening kept before is the same position up to symmetry
 // (canonical key). The same seed, n and rule give the same openings.
-func GenerateOpenings(seed uint64, n int, rule gomoku.Rule) ([]Opening, error) {
+func Generate(seed uint64, n int, rule gomoku.Rule) ([]Opening, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("generate openings: n %d: want at least 1", n)
 	}
@@ -56,7 +56,7 @@ func GenerateOpenings(seed uint64, n int, rule gomoku.Rule) ([]Opening, error) {
 	return out, nil
 }
 
-// randomStone draws the next opening stone (see GenerateOpenings).
+// randomStone draws the next opening stone (see Generate).
 func randomStone(rng *rand.Rand, b *gomoku.Board) gomoku.Point {
 	for {
 		var p gomoku.Point
@@ -84,7 +84,7 @@ func balanced(pos *patterns.Position, s *search.Searcher) bool {
 	}
 	s.Clear()
 	res, err := s.Search(context.Background(), pos, search.Limits{Nodes: 4000})
-	return err == nil && !search.IsMate(res.Score) && res.Score >= -OpeningBalance && res.Score <= OpeningBalance
+	return err == nil && !search.IsMate(res.Score) && res.Score >= -Balance && res.Score <= Balance
 }
 
 // openingSearch is the small search that judges a generated opening.

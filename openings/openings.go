@@ -1,4 +1,4 @@
-package arena
+package openings
 
 import (
 	"bufio"
@@ -44,29 +44,29 @@ func (o Opening) Board(opts gomoku.Options) (*gomoku.Board, error) {
 	return b, nil
 }
 
-// OpeningError reports a bad line of an opening file.
-type OpeningError struct {
+// LineError reports a bad line of an opening file.
+type LineError struct {
 	Line int // 1-based
 	Msg  string
 }
 
-func (e *OpeningError) Error() string { return fmt.Sprintf("openings line %d: %s", e.Line, e.Msg) }
+func (e *LineError) Error() string { return fmt.Sprintf("openings line %d: %s", e.Line, e.Msg) }
 
-// ReadOpeningsFile reads an opening file; see ParseOpenings.
-func ReadOpeningsFile(path string) ([]Opening, error) {
+// ReadFile reads an opening file; see Parse.
+func ReadFile(path string) ([]Opening, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read openings: %w", err)
 	}
 	defer f.Close()
-	ops, err := ParseOpenings(f)
+	ops, err := Parse(f)
 	if err != nil {
 		return nil, fmt.Errorf("read openings %q: %w", path, err)
 	}
 	return ops, nil
 }
 
-// ParseOpenings reads one opening per line in either format of the
+// Parse reads one opening per line in either format of the
 // Gomocup managers, chosen per line:
 //
 //   - offset: "dx,dy, dx,dy, ..." — offsets from the centre (7,7) in
@@ -77,7 +77,7 @@ func ReadOpeningsFile(path string) ([]Opening, error) {
 // Stones alternate starting with Black. Blank lines and lines starting with
 // '#' are skipped. Each opening is checked by playing it on an empty
 // freestyle board. At least one opening is required.
-func ParseOpenings(r io.Reader) ([]Opening, error) {
+func Parse(r io.Reader) ([]Opening, error) {
 	var out []Opening
 	sc := bufio.NewScanner(r)
 	for n := 1; sc.Scan(); n++ {
@@ -93,11 +93,11 @@ func ParseOpenings(r io.Reader) ([]Opening, error) {
 			moves, err = parsePos(line)
 		}
 		if err != nil {
-			return nil, &OpeningError{Line: n, Msg: err.Error()}
+			return nil, &LineError{Line: n, Msg: err.Error()}
 		}
 		o := Opening{Moves: moves, Line: n}
 		if _, err := o.Board(gomoku.Options{}); err != nil {
-			return nil, &OpeningError{Line: n, Msg: err.Error()}
+			return nil, &LineError{Line: n, Msg: err.Error()}
 		}
 		out = append(out, o)
 	}

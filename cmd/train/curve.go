@@ -1,4 +1,4 @@
-package loop
+package main
 
 import (
 	"errors"
@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"ocvist/loop"
 	"ocvist/store"
 )
 
@@ -45,21 +46,21 @@ func (genTicks) Ticks(lo, hi float64) []plot.Tick {
 	return t
 }
 
-// WriteCurve draws the curve of recs (at least one) as PNG, or as SVG when
+// writeCurve draws the curve of recs (at least one) as PNG, or as SVG when
 // ext is ".svg".
-func WriteCurve(w io.Writer, recs []Record, ext string) error {
+func writeCurve(w io.Writer, recs []loop.Record, ext string) error {
 	if len(recs) == 0 {
 		return errors.New("loop: no generations to draw")
 	}
 	var panels []*plot.Plot
-	if slices.ContainsFunc(recs, func(r Record) bool { return len(r.Engine) > 0 }) {
-		p, err := eloPanel(recs, "the engine (search over the generation's models)", func(r Record) []MatchRecord { return r.Engine })
+	if slices.ContainsFunc(recs, func(r loop.Record) bool { return len(r.Engine) > 0 }) {
+		p, err := eloPanel(recs, "the engine (search over the generation's models)", func(r loop.Record) []loop.MatchRecord { return r.Engine })
 		if err != nil {
 			return err
 		}
 		panels = append(panels, p)
 	}
-	elo, err := eloPanel(recs, "the pure policy", func(r Record) []MatchRecord { return r.Anchors })
+	elo, err := eloPanel(recs, "the pure policy", func(r loop.Record) []loop.MatchRecord { return r.Anchors })
 	if err != nil {
 		return err
 	}
@@ -105,10 +106,10 @@ func canvas(ext string, w, h vg.Length) interface {
 // eloPanel is a panel of Elo against the anchors of the matches of
 // recs that of picks: a series per anchor, in the order of their first
 // appearance, over the generations that measured it.
-func eloPanel(recs []Record, who string, of func(Record) []MatchRecord) (*plot.Plot, error) {
+func eloPanel(recs []loop.Record, who string, of func(loop.Record) []loop.MatchRecord) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = "Ocvist learning loop: " + who + " against fixed anchors"
-	p.Y.Label.Text = fmt.Sprintf("Elo (95%% interval; ±%d = perfect score)", EloBound)
+	p.Y.Label.Text = fmt.Sprintf("Elo (95%% interval; ±%d = perfect score)", loop.EloBound)
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.XOffs, p.Legend.YOffs = vg.Points(8), -vg.Points(4)
 	zero, err := plotter.NewLine(plotter.XYs{{X: float64(recs[0].Gen) - 0.5, Y: 0}, {X: float64(recs[len(recs)-1].Gen) + 0.5, Y: 0}})
@@ -136,7 +137,7 @@ func eloPanel(recs []Record, who string, of func(Record) []MatchRecord) (*plot.P
 
 // anchorNames are the anchors of recs in the order of their first
 // appearance.
-func anchorNames(recs []Record, of func(Record) []MatchRecord) []string {
+func anchorNames(recs []loop.Record, of func(loop.Record) []loop.MatchRecord) []string {
 	var names []string
 	for _, r := range recs {
 		for _, m := range of(r) {
@@ -151,13 +152,13 @@ func anchorNames(recs []Record, of func(Record) []MatchRecord) []string {
 // anchorSeries draws the Elo against anchor name (the k-th) with its
 // intervals and the gate's marks, for the generations that measured it;
 // the first series names the marks in the legend.
-func anchorSeries(p *plot.Plot, recs []Record, of func(Record) []MatchRecord, k int, name string) error {
+func anchorSeries(p *plot.Plot, recs []loop.Record, of func(loop.Record) []loop.MatchRecord, k int, name string) error {
 	var pts plotter.XYs
 	var errs plotter.YErrors
 	var adopted []bool
 	for _, r := range recs {
 		ms := of(r)
-		i := slices.IndexFunc(ms, func(m MatchRecord) bool { return m.Against == name })
+		i := slices.IndexFunc(ms, func(m loop.MatchRecord) bool { return m.Against == name })
 		if i < 0 {
 			continue
 		}
@@ -230,16 +231,16 @@ func marks(pts plotter.XYs, adopted []bool, c color.Color) []mark {
 // top1Panel is the bottom panel: the held-out top-1 agreement with the
 // teacher and the value model's held-out AUC, of the generations where
 // each is defined (an undefined one is recorded as −1).
-func top1Panel(recs []Record) (*plot.Plot, error) {
+func top1Panel(recs []loop.Record) (*plot.Plot, error) {
 	p := plot.New()
 	p.Y.Label.Text = "held out: top-1 agreement, value AUC"
 	p.Legend.Top = true
 	for k, s := range []struct {
 		name string
-		of   func(Record) float64
+		of   func(loop.Record) float64
 	}{
-		{"policy: top-1 agreement with the teacher", func(r Record) float64 { return r.Top1 }},
-		{"value model: AUC (who won)", func(r Record) float64 { return r.ValueAUC }},
+		{"policy: top-1 agreement with the teacher", func(r loop.Record) float64 { return r.Top1 }},
+		{"value model: AUC (who won)", func(r loop.Record) float64 { return r.ValueAUC }},
 	} {
 		var pts plotter.XYs
 		for _, r := range recs {
@@ -263,10 +264,10 @@ func top1Panel(recs []Record) (*plot.Plot, error) {
 	return p, nil
 }
 
-// WriteGenerationsCurve draws the v1 loop's generations (at least one;
+// writeGenerationsCurve draws the v1 loop's generations (at least one;
 // train run -generations, without details): the gate score against the previous
 // generation with its interval and the held-out AUC, as PNG or SVG (ext).
-func WriteGenerationsCurve(w io.Writer, gens []store.Generation, ext string) error {
+func writeGenerationsCurve(w io.Writer, gens []store.Generation, ext string) error {
 	p, err := generationsCurve(gens)
 	if err != nil {
 		return err
