@@ -3,6 +3,7 @@ package patterns
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 
 	"ocvist/gomoku"
 )
@@ -46,12 +47,18 @@ func (c Class) String() string {
 // Black's forbidden points (Fouls), which are left out of Black's class
 // sets: a class set holds the cells where the side may play.
 //
-// A Position is a plain value: copying it gives an independent position
-// (the copy shares the undo journal's arrays but never reads or writes
-// them: see owner). It is not safe for concurrent mutation; independent
-// positions may be used concurrently (the package has no mutable shared
-// state).
+// A Position is copied by Clone, which gives an independent position with
+// an undo journal of its own; a copy by value is a go vet error (noCopy),
+// since the copy would share the journal's arrays. It is not safe for
+// concurrent mutation; independent positions may be used concurrently
+// (the package has no mutable shared state).
 type Position struct {
+	state
+	_ noCopy
+}
+
+// state is a Position's content, which Clone copies.
+type state struct {
 	b     gomoku.Board                 // holds the line words the shapes are read from (Board.LineWords)
 	tab   [2]*table                    // per side-1: under Renju, Black's shapes are Standard's, White's Freestyle's
 	reach uint32                       // window cells a stone changes the shapes of, for either side (table.reach)
@@ -65,12 +72,10 @@ type Position struct {
 
 	// The undo journal: the shapes each Put replaced, oldest first, and
 	// where each Put's part starts, so that Undo puts them back without
-	// reading a window again. owner is the Position that wrote them: a
-	// copy, whose owner is another, starts a journal of its own at its
-	// next Put and undoes the stones it did not put by looking up.
+	// reading a window again. The stones put before the last Reset have no
+	// frame: Undo looks their cells up again.
 	journal []change
 	frames  []int32
-	owner   *Position
 
 	puts uint64 // stones put (Puts)
 
@@ -166,9 +171,6 @@ func (p *Position) Put(q gomoku.Point, c gomoku.Player) error {
 	if err := p.b.Put(q, c); err != nil {
 		return err
 	}
-	if p.owner != p {
-		p.restartJournal()
-	}
 	p.puts++
 	p.frames = append(p.frames, int32(len(p.journal)))
 	var buf [4 + 4*gomoku.WindowBits]change
@@ -186,25 +188,31 @@ func (p *Position) Put(q gomoku.Point, c gomoku.Player) error {
 	return nil
 }
 
-// restartJournal empties the undo journal, making p its owner: a copy
-// gets arrays of its own rather than writing into the original's.
+// restartJournal empties the undo journal.
 func (p *Position) restartJournal() {
-	if p.owner != p {
-		p.owner, p.journal, p.frames, p.fouls = p, nil, nil, nil
-	}
 	p.journal, p.frames, p.fouls = p.journal[:0], p.frames[:0], p.fouls[:0]
+}
+
+// Clone returns an independent copy of p: the same board, shapes and
+// fouls, and a copy of its undo journal, so that the clone undoes p's
+// stones as p would.
+func (p *Position) Clone() *Position {
+	c := &Position{state: p.state}
+	c.journal = slices.Clone(p.journal)
+	c.frames = slices.Clone(p.frames)
+	c.fouls = slices.Clone(p.fouls)
+	return c
 }
 
 // Undo removes the last stone and updates the shapes: it puts back the
 // shapes the stone's Put replaced, or, for a stone put before the last
-// Reset or by another Position that this one is a copy of, looks up the
-// cells around it again. Guarded by BenchmarkPlayUndo.
+// Reset, looks up the cells around it again. Guarded by BenchmarkPlayUndo.
 func (p *Position) Undo() (gomoku.Point, error) {
 	q, err := p.b.Undo()
 	if err != nil {
 		return q, err
 	}
-	if k := len(p.frames) - 1; k >= 0 && p.owner == p {
+	if k := len(p.frames) - 1; k >= 0 {
 		start := int(p.frames[k])
 		p.apply(p.journal[start:], false) // a Put changes a (cell, direction) once: any order
 		p.journal, p.frames = p.journal[:start], p.frames[:k]
@@ -528,3 +536,10 @@ func (p *Position) Check() error {
 	}
 	return p.b.Verify()
 }
+
+// noCopy makes go vet's copylocks check report a Position copied by value
+// (Clone copies it).
+type noCopy struct{}
+
+func (*noCopy) Lock()   {}
+func (*noCopy) Unlock() {}

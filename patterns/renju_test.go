@@ -222,8 +222,7 @@ func TestRenjuIncremental(t *testing.T) {
 		for k := 0; k < 300 && n < steps; k++ {
 			n++
 			if k == 60 {
-				c := *pos // a copy undoes what it did not put by looking up
-				cp = &c
+				cp = pos.Clone() // a clone undoes the stones it did not put from its copy of the journal
 			}
 			if cp.Board().Stones() > 0 && (cp.Board().Over() || rng.IntN(3) == 0) {
 				if _, err := cp.Undo(); err != nil {
