@@ -185,7 +185,7 @@ func randomPosition(rng *rand.Rand, opts Options, n int) *Board {
 	return b
 }
 
-// TestWinAgainstNaive: acceptance point 4 of issue 2. Every position is
+// TestWinAgainstNaive: every position is
 // played to its end; the incremental verdict after every stone must match
 // a full-board scan, under both rules.
 func TestWinAgainstNaive(t *testing.T) {
@@ -299,7 +299,7 @@ func checkWinLine(t *testing.T, b *Board, p Point, c Player) {
 	t.Fatalf("after %v by %v: WinLine %v is not a winning run through it\n%s", p, c, got, b)
 }
 
-// TestStress: acceptance point 5 of issue 2. Random play and undo, with a
+// TestStress: random play and undo, with a
 // full rebuild compared against the incremental structures regularly.
 func TestStress(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))

@@ -42,7 +42,7 @@ func wantResult(t *testing.T, res Result, level Level, attack bool, moves []gomo
 	}
 }
 
-// TestFilter: acceptance 3 of issue 3.
+// TestFilter: the filter's level, attack flag and moves on named positions.
 func TestFilter(t *testing.T) {
 	x, o := gomoku.Black, gomoku.White
 	t.Run("opening", func(t *testing.T) {

@@ -42,7 +42,7 @@ func (nt *naiveTable) refreshLine(b *gomoku.Board, q gomoku.Point, d gomoku.Dir)
 	}
 }
 
-// TestShapesAgainstNaive: acceptance 1 of issue 3. Positions come from
+// TestShapesAgainstNaive: positions come from
 // seeded random play near the stones, under both rules; in every position
 // the incremental table shape of every empty cell, direction and side must
 // equal the naive full-line classification. The naive table is refreshed

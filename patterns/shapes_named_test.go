@@ -50,7 +50,7 @@ func must(t *testing.T, err error) {
 	}
 }
 
-// TestShapeTable: acceptance 2 of issue 3, the line shapes. Each row is
+// TestShapeTable: the line shapes. Each row is
 // checked for x at '*', in all four directions, with the table (through a
 // Position) and with the naive twin.
 func TestShapeTable(t *testing.T) {

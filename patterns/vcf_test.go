@@ -51,7 +51,7 @@ func refereeLine(t *testing.T, b0 *gomoku.Board, side gomoku.Player, line []gomo
 	}
 }
 
-// TestVCFLong: acceptance 4 of issue 3, known wins of 8 to 11 fours (9 to
+// TestVCFLong: known wins of 8 to 11 fours (9 to
 // 12 attacking moves with the five) from real games. The line is refereed
 // move by move with gomoku's win check, and one four fewer is not enough.
 func TestVCFLong(t *testing.T) {

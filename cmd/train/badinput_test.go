@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestBadInput: acceptance point 5 of issue 4. Each case gives one error
+// TestBadInput: each case gives one error
 // line, a non-zero exit, and leaves existing files byte-identical.
 func TestBadInput(t *testing.T) {
 	dir := t.TempDir()

@@ -20,8 +20,7 @@ import (
 
 const testOpenings = "../../data/openings/piskvork-15.txt"
 
-// TestFitReproducible: acceptance point 1 of issue 5 at the command level —
-// the same database and seed give byte-identical model files; a corrupt
+// TestFitReproducible: "train fit" on the same database and seed gives byte-identical model files; a corrupt
 // or foreign model file is refused with one clear line.
 func TestFitReproducible(t *testing.T) {
 	dir := t.TempDir()

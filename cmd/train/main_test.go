@@ -133,7 +133,7 @@ func TestRunAndStats(t *testing.T) {
 	}
 }
 
-// TestMergeConservation: acceptance point 2 of issue 4.
+// TestMergeConservation: merged databases keep every count (games, results, rows).
 func TestMergeConservation(t *testing.T) {
 	dir := t.TempDir()
 	a, b, c := filepath.Join(dir, "a.db"), filepath.Join(dir, "b.db"), filepath.Join(dir, "c.db")
@@ -272,7 +272,7 @@ func mergedGames(log string) int64 {
 	return n
 }
 
-// TestSigtermResume: acceptance point 4 of issue 4, SIGTERM.
+// TestSigtermResume: a run stopped by SIGTERM resumes losing nothing.
 func TestSigtermResume(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "s.db")
 	cmd, errOut := startRun(t, db)
@@ -296,7 +296,7 @@ func TestSigtermResume(t *testing.T) {
 	}
 }
 
-// TestKill9Resume: acceptance point 4 of issue 4, kill -9 of the
+// TestKill9Resume: resuming after kill -9 of the
 // coordinator (its workers publish what they finished and exit) and of a
 // worker (its unpublished games are lost, nothing else).
 func TestKill9Resume(t *testing.T) {

@@ -62,7 +62,7 @@ func oneLine(t *testing.T, what, errOut, want string) {
 	}
 }
 
-// TestBlacklistSurvivesPrune: acceptance point 4 of issue 9 on a real run.
+// TestBlacklistSurvivesPrune: on a real run.
 // The same games pruned of every young position (-prune-age 0) and not
 // pruned at all keep exactly the same blacklisted moves, those of dropped
 // positions included; and the next run's workers get them.
@@ -94,7 +94,7 @@ func TestBlacklistSurvivesPrune(t *testing.T) {
 	}
 }
 
-// TestRemergeGrownRefused: acceptance point 4 of issue 9. A database
+// TestRemergeGrownRefused: a database
 // merged, then grown, is refused when merged again (exit 1, one line,
 // nothing changed), not reported as already merged.
 func TestRemergeGrownRefused(t *testing.T) {
@@ -117,7 +117,7 @@ func TestRemergeGrownRefused(t *testing.T) {
 	}
 }
 
-// TestSecondWriterRefused: acceptance point 4 of issue 9. While a run
+// TestSecondWriterRefused: while a run
 // writes a database, a second run, merge, prune or conclude on it is
 // refused at once with one line, and the first job's counts stay exact.
 func TestSecondWriterRefused(t *testing.T) {
@@ -152,7 +152,7 @@ func TestSecondWriterRefused(t *testing.T) {
 	}
 }
 
-// TestFitDefaultsKeepModel: acceptance point 4 of issue 9. "train fit"
+// TestFitDefaultsKeepModel: "train fit"
 // with no flags, from a directory with the shipped data/model.ocf, writes
 // next to the database and leaves the shipped model byte-identical.
 func TestFitDefaultsKeepModel(t *testing.T) {
@@ -194,7 +194,7 @@ func TestFitDefaultsKeepModel(t *testing.T) {
 	}
 }
 
-// TestRefuseShard: acceptance point 4 of issue 9. prune, conclude and run
+// TestRefuseShard: prune, conclude and run
 // refuse a worker's shard with one line and leave it byte-identical.
 func TestRefuseShard(t *testing.T) {
 	dir := t.TempDir()
