@@ -143,6 +143,25 @@ func (r Rule) String() string {
 // Valid reports whether r is one of the rules.
 func (r Rule) Valid() bool { return r < NumRules }
 
+// MarshalText gives the rule's name (JSON, flags), refusing a rule that is
+// not one.
+func (r Rule) MarshalText() ([]byte, error) {
+	if !r.Valid() {
+		return nil, fmt.Errorf("unknown %v", r)
+	}
+	return []byte(r.String()), nil
+}
+
+// UnmarshalText reads a rule's name as ParseRule does.
+func (r *Rule) UnmarshalText(b []byte) error {
+	v, err := ParseRule(string(b))
+	if err != nil {
+		return err
+	}
+	*r = v
+	return nil
+}
+
 // ParseRule reads "freestyle", "standard" or "renju" (any case).
 func ParseRule(s string) (Rule, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
