@@ -3,6 +3,7 @@ package coordinator
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"ocvist/gomoku"
+	"ocvist/internal/field"
 	"ocvist/store"
 )
 
@@ -21,7 +23,7 @@ const DefaultDB = "data/ocvist.db"
 // worker processes as JSON, so a worker plays exactly what the coordinator
 // was asked for.
 type GameConfig struct {
-	Rule        string        `json:"rule"`
+	Rule        gomoku.Rule   `json:"rule"`
 	Radius      int           `json:"radius"`
 	MaxPly      int           `json:"max_ply"`
 	Openings    string        `json:"openings,omitempty"`
@@ -51,7 +53,6 @@ type Config struct {
 	Progress   time.Duration        `json:"progress"`
 	Backlog    ByteSize             `json:"backlog"` // shards waiting on local disk (see job.admit); 0: no bound; BacklogAuto
 	Version    string               `json:"version"`
-	DBGiven    bool                 `json:"-"` // -db was given
 }
 
 // DefaultConfig is the configuration of "train run" without flags, for
@@ -62,7 +63,7 @@ func DefaultConfig(version string) Config {
 		Duration: time.Minute,
 		Workers:  runtime.NumCPU(),
 		Game: GameConfig{
-			Rule: "freestyle", Radius: 2, MaxPly: gomoku.NumCells,
+			Rule: gomoku.Freestyle, Radius: 2, MaxPly: gomoku.NumCells,
 			Temperature: 1, ShardGames: 5000, FlushEvery: 5 * time.Second, Store: true,
 		},
 		Prune:      store.DefaultPrune(),
@@ -74,116 +75,76 @@ func DefaultConfig(version string) Config {
 	}
 }
 
-// Validate checks ranges and fills derived defaults: -games alone (not
-// durationGiven) means no time limit.
-func (c *Config) Validate(durationGiven bool) error {
-	if c.Games > 0 && !durationGiven {
-		c.Duration = 0
-	}
-	var errs []error
-	if err := c.checkDB(); err != nil {
-		errs = append(errs, err)
-	}
-	if c.Games < 0 {
-		errs = append(errs, fmt.Errorf("-games %d is negative", c.Games))
-	}
-	if c.Duration < 0 {
-		errs = append(errs, fmt.Errorf("-duration %v is negative", c.Duration))
-	}
-	if c.Games == 0 && c.Duration == 0 {
-		errs = append(errs, errors.New("give -games or -duration (or both)"))
-	}
-	if c.Workers < 1 || c.Workers > 256 {
-		errs = append(errs, fmt.Errorf("-workers %d out of range 1..256", c.Workers))
-	}
-	if c.Prune.MinGames < 1 {
-		errs = append(errs, fmt.Errorf("-prune-min %d must be at least 1", c.Prune.MinGames))
-	}
-	if c.Prune.Age < 0 {
-		errs = append(errs, fmt.Errorf("-prune-age %d is negative", c.Prune.Age))
-	}
-	if c.PruneEvery <= 0 {
-		errs = append(errs, fmt.Errorf("-prune-every %v must be positive", c.PruneEvery))
-	}
-	if c.Conclude.MinGames < 1 {
-		errs = append(errs, fmt.Errorf("-conclude-min-games %d must be at least 1", c.Conclude.MinGames))
-	}
-	if c.Conclude.Margin < 0 {
-		errs = append(errs, fmt.Errorf("-conclude-margin %v is negative", c.Conclude.Margin))
-	}
-	if c.Progress <= 0 {
-		errs = append(errs, fmt.Errorf("-progress %v must be positive", c.Progress))
-	}
-	if err := c.Game.Validate(); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
+// Validate checks c: its fields out of range as field errors (named as
+// in Config: "Workers", "Prune.MinGames", "Game.Radius"), and the
+// database's place.
+func (c *Config) Validate() error {
+	return errors.Join(
+		c.checkDB(),
+		field.Check(c.Games >= 0, "Games", c.Games, "at least 0"),
+		field.Check(c.Duration >= 0, "Duration", c.Duration, "at least 0"),
+		field.Check(c.Games > 0 || c.Duration > 0, "Duration", c.Duration, "a limit: some games or some time (or both)"),
+		field.Check(c.Workers >= 1 && c.Workers <= 256, "Workers", c.Workers, "in 1..256"),
+		field.In("Prune", c.Prune.Validate()),
+		field.Check(c.PruneEvery > 0, "PruneEvery", c.PruneEvery, "more than 0"),
+		field.In("Conclude", c.Conclude.Validate()),
+		field.Check(c.Progress > 0, "Progress", c.Progress, "more than 0"),
+		field.In("Game", c.Game.Validate()))
 }
 
-// checkDB checks that -db names a place where a database can be.
+// checkDB checks that DB names a place where a database can be.
 func (c *Config) checkDB() error {
 	if c.DB == "" {
-		return errors.New("-db is empty")
+		return field.Check(false, "DB", `""`, "a database file or URL")
 	}
 	if store.IsURL(c.DB) {
 		return nil
 	}
 	if fi, err := os.Stat(c.DB); err == nil && fi.IsDir() {
-		return fmt.Errorf("-db %s is a directory, not a database file", c.DB)
+		return field.Check(false, "DB", c.DB, "a database file, but it is a directory")
 	}
 	dir := filepath.Dir(c.DB)
 	if dir == "." {
 		return nil
 	}
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		return fmt.Errorf("-db %s: %s is not a directory", c.DB, dir)
-	} else if err != nil && !c.DBGiven && c.Game.Store {
-		return fmt.Errorf("no %s/ directory here for the default database %s: run from the repository root or name one with -db", dir, c.DB)
+		return field.Check(false, "DB", c.DB, fmt.Sprintf("a file in a directory (%s is not one)", dir))
 	} else if err != nil && c.Game.Store {
-		return fmt.Errorf("-db %s: the directory %s does not exist (create it first)", c.DB, dir)
+		return field.Check(false, "DB", c.DB, fmt.Sprintf("a file in a directory that exists (%s does not exist: create it first)", dir))
 	}
 	return nil
 }
 
-// Validate checks the game configuration, its files included.
+// Validate checks the game configuration, its files included: fields out
+// of range as field errors named as in GameConfig.
 func (g *GameConfig) Validate() error {
-	var errs []error
-	if _, err := gomoku.ParseRule(g.Rule); err != nil {
-		errs = append(errs, fmt.Errorf("-rule: %v", err))
+	errs := []error{
+		field.Check(g.Rule.Valid(), "Rule", g.Rule, "freestyle, standard or renju"),
+		field.Check(g.Radius >= 1 && g.Radius <= gomoku.MaxRadius, "Radius", g.Radius, fmt.Sprintf("in 1..%d", gomoku.MaxRadius)),
+		field.Check(g.MaxPly >= 1 && g.MaxPly <= gomoku.NumCells, "MaxPly", g.MaxPly, fmt.Sprintf("in 1..%d", gomoku.NumCells)),
+		field.Check(g.Temperature > 0, "Temperature", g.Temperature, "more than 0"),
+		field.Check(g.ShardGames >= 1, "ShardGames", g.ShardGames, "at least 1"),
+		field.Check(g.FlushEvery > 0, "FlushEvery", g.FlushEvery, "more than 0"),
 	}
-	if g.Radius < 1 || g.Radius > gomoku.MaxRadius {
-		errs = append(errs, fmt.Errorf("-radius %d out of range 1..%d", g.Radius, gomoku.MaxRadius))
-	}
-	if g.MaxPly < 1 || g.MaxPly > gomoku.NumCells {
-		errs = append(errs, fmt.Errorf("-max-ply %d out of range 1..%d", g.MaxPly, gomoku.NumCells))
-	}
-	if !(g.Temperature > 0) {
-		errs = append(errs, fmt.Errorf("-temperature %v must be positive", g.Temperature))
-	}
-	if g.ShardGames < 1 {
-		errs = append(errs, fmt.Errorf("-shard-games %d must be at least 1", g.ShardGames))
-	}
-	if g.FlushEvery <= 0 {
-		errs = append(errs, fmt.Errorf("-flush-every %v must be positive", g.FlushEvery))
-	}
-	for _, f := range []struct{ flag, path string }{{"-openings", g.Openings}, {"-model", g.Model}} {
+	for _, f := range []struct{ name, path string }{{"Openings", g.Openings}, {"Model", g.Model}} {
 		if f.path == "" {
 			continue
 		}
 		if fi, err := os.Stat(f.path); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %v", f.flag, err))
+			errs = append(errs, field.Check(false, f.name, f.path, "a file that can be read ("+reason(err)+")"))
 		} else if fi.IsDir() {
-			errs = append(errs, fmt.Errorf("%s %s is a directory", f.flag, f.path))
+			errs = append(errs, field.Check(false, f.name, f.path, "a file, not a directory"))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// StoreConfig is the store configuration for a rule name (already
-// validated).
-func StoreConfig(rule string) store.Config {
-	r, _ := gomoku.ParseRule(rule)
-	return store.DefaultConfig(r)
+// reason is why a file could not be used, without its path.
+func reason(err error) string {
+	if pe, ok := err.(*fs.PathError); ok {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // ShardDir is where a job's shards wait to be merged: beside a SQLite

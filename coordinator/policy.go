@@ -14,11 +14,7 @@ import (
 
 // newGameConfig turns the flag-level game configuration into self-play's.
 func newGameConfig(g GameConfig) (selfplay.Config, error) {
-	rule, err := gomoku.ParseRule(g.Rule)
-	if err != nil {
-		return selfplay.Config{}, err
-	}
-	c := selfplay.Config{Rule: rule, Radius: g.Radius, MaxPly: g.MaxPly}
+	c := selfplay.Config{Rule: g.Rule, Radius: g.Radius, MaxPly: g.MaxPly}
 	if g.Openings != "" {
 		ops, err := openings.ReadFile(g.Openings)
 		if err != nil {
@@ -43,7 +39,7 @@ func NewPolicy(ctx context.Context, g GameConfig, dbPath string) (selfplay.Polic
 	if err != nil {
 		return nil, err
 	}
-	if rule, err := gomoku.ParseRule(g.Rule); err != nil || m.Check(rule) != nil || m.Spec.Radius != g.Radius {
+	if m.Check(g.Rule) != nil || m.Spec.Radius != g.Radius {
 		return nil, fmt.Errorf("model %s (%v) does not fit the games (%s, radius %d)", g.Model, m.Spec, g.Rule, g.Radius)
 	}
 	cfg := policy.DefaultConfig()

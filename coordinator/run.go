@@ -116,7 +116,7 @@ func (j *job) open(ctx context.Context) (int, error) {
 	}
 	// The database first: its writer lock keeps a second job away from
 	// everything else.
-	db, err := store.OpenAt(ctx, cfg.DB, StoreConfig(cfg.Game.Rule))
+	db, err := store.OpenAt(ctx, cfg.DB, store.DefaultConfig(cfg.Game.Rule))
 	if err != nil {
 		return 0, err
 	}

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"ocvist/gomoku"
 	"ocvist/store"
 )
 
@@ -109,7 +110,7 @@ func (d dieAt) Write(p []byte) (int, error) {
 func testConfig(t *testing.T, db string) Config {
 	t.Helper()
 	c := DefaultConfig("test")
-	c.DB, c.DBGiven, c.Workers, c.Seed = db, true, 1, 1
+	c.DB, c.Workers, c.Seed = db, 1, 1
 	c.Progress = 100 * time.Millisecond
 	c.Game.ShardGames, c.Game.FlushEvery = 50, 100*time.Millisecond
 	return c
@@ -133,9 +134,9 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func mustRun(t *testing.T, ctx context.Context, c Config, durationGiven bool) (out, log string) {
+func mustRun(t *testing.T, ctx context.Context, c Config) (out, log string) {
 	t.Helper()
-	if err := c.Validate(durationGiven); err != nil {
+	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	var o, l syncBuffer
@@ -154,7 +155,7 @@ func TestDurationCountsPlay(t *testing.T) {
 	t.Setenv("OCVIST_TEST_WORKER", "delay=1500ms")
 	c := testConfig(t, filepath.Join(t.TempDir(), "d.db"))
 	c.Duration = time.Second
-	out, log := mustRun(t, context.Background(), c, true)
+	out, log := mustRun(t, context.Background(), c)
 	m := regexp.MustCompile(`games this run (\d+):.*\ntime: start-up ([0-9.]+)s .*, play ([0-9.]+)s, finishing`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no games and times in the summary:\n%s\n%s", out, log)
@@ -179,8 +180,9 @@ func TestStoppedBeforePlayLeavesDB(t *testing.T) {
 	db := filepath.Join(dir, "a.db")
 	c := testConfig(t, db)
 	c.Games, c.Prune.Age = 200, 1<<40 // young runs stay
-	mustRun(t, context.Background(), c, false)
-	other, err := store.Open(filepath.Join(dir, "b.db"), StoreConfig("freestyle"))
+	c.Duration = 0                    // the games alone
+	mustRun(t, context.Background(), c)
+	other, err := store.Open(filepath.Join(dir, "b.db"), store.DefaultConfig(gomoku.Freestyle))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +195,7 @@ func TestStoppedBeforePlayLeavesDB(t *testing.T) {
 	t.Setenv("OCVIST_TEST_WORKER", "idle")
 	c = testConfig(t, db)
 	c.Duration, c.Prune.Age = time.Minute, 0 // everything due
-	if err := c.Validate(true); err != nil {
+	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	stopCtx, stop := context.WithCancel(ctx)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"ocvist/gomoku"
+	"ocvist/internal/field"
 	"ocvist/openings"
 	"ocvist/policy"
 	"ocvist/search"
@@ -27,64 +28,55 @@ import (
 // travels to the worker processes as JSON, so a worker plays exactly what
 // the loop plans, whichever game it is given.
 type TeacherConfig struct {
-	Rule       string  `json:"rule"`
-	Radius     int     `json:"radius"`
-	Nodes      int64   `json:"nodes"`
-	Explore    int     `json:"explore"`
-	Margin     int     `json:"margin"`
-	Openings   string  `json:"openings"` // the openings' file
-	Seed       uint64  `json:"seed"`
-	Gen        int     `json:"gen"`
-	Policy     string  `json:"policy"`          // the policy model's file (the search's prior)
-	Value      string  `json:"value,omitempty"` // the value model's file ("" none)
-	PriorDepth int     `json:"prior_depth"`     // see search.Config.PriorDepth
-	ValueScale float64 `json:"value_scale"`
+	Rule       gomoku.Rule `json:"rule"`
+	Radius     int         `json:"radius"`
+	Nodes      int64       `json:"nodes"`
+	Explore    int         `json:"explore"`
+	Margin     int         `json:"margin"`
+	Openings   string      `json:"openings"` // the openings' file
+	Seed       uint64      `json:"seed"`
+	Gen        int         `json:"gen"`
+	Policy     string      `json:"policy"`          // the policy model's file (the search's prior)
+	Value      string      `json:"value,omitempty"` // the value model's file ("" none)
+	PriorDepth int         `json:"prior_depth"`     // see search.Config.PriorDepth
+	ValueScale float64     `json:"value_scale"`
 }
 
-// Validate checks the configuration (not its files).
+// Validate checks the configuration (not its files): fields out of range
+// as field errors named as in TeacherConfig.
 func (c *TeacherConfig) Validate() error {
-	var errs []error
-	if _, err := gomoku.ParseRule(c.Rule); err != nil {
-		errs = append(errs, err)
-	}
-	if c.Openings == "" || c.Gen < 0 || c.Policy == "" || c.PriorDepth < 0 {
-		errs = append(errs, fmt.Errorf("teacher: want an openings file, generation ≥ 0, a policy model and prior depth ≥ 0 (have %q, %d, %q, %d)",
-			c.Openings, c.Gen, c.Policy, c.PriorDepth))
-	}
-	if err := c.selfplay(nil).Validate(); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
+	return errors.Join(
+		field.Check(c.Rule.Valid(), "Rule", c.Rule, "freestyle, standard or renju"),
+		field.Check(c.Openings != "", "Openings", `""`, "an openings file"),
+		field.Check(c.Gen >= 0, "Gen", c.Gen, "at least 0"),
+		field.Check(c.Policy != "", "Policy", `""`, "a policy model file"),
+		field.Check(c.PriorDepth >= 0, "PriorDepth", c.PriorDepth, "at least 0"),
+		c.selfplay(nil).Validate())
 }
 
 func (c *TeacherConfig) selfplay(openings [][]gomoku.Point) selfplay.TeacherConfig {
-	rule, _ := gomoku.ParseRule(c.Rule)
-	return selfplay.TeacherConfig{Rule: rule, Radius: c.Radius, Nodes: c.Nodes, Explore: c.Explore, Margin: c.Margin, Openings: openings}
+	return selfplay.TeacherConfig{Rule: c.Rule, Radius: c.Radius, Nodes: c.Nodes, Explore: c.Explore, Margin: c.Margin, Openings: openings}
 }
 
 // NewTeacher returns the teacher c describes: its openings read, its
 // models loaded and checked against the games' rule and radius.
 func (c *TeacherConfig) NewTeacher() (*selfplay.Teacher, error) {
-	rule, err := gomoku.ParseRule(c.Rule)
-	if err != nil {
-		return nil, err
-	}
 	ops, err := openings.ReadFile(c.Openings)
 	if err != nil {
 		return nil, err
 	}
-	openings := make([][]gomoku.Point, len(ops))
+	lines := make([][]gomoku.Point, len(ops))
 	for i, o := range ops {
-		openings[i] = o.Moves
+		lines[i] = o.Moves
 	}
 	pm, err := policy.LoadFile(c.Policy)
 	if err != nil {
 		return nil, err
 	}
-	if pm.Check(rule) != nil || pm.Spec.Radius != c.Radius {
+	if pm.Check(c.Rule) != nil || pm.Spec.Radius != c.Radius {
 		return nil, fmt.Errorf("teacher: policy model %s (%v) does not fit the games (%s, radius %d)", c.Policy, pm.Spec, c.Rule, c.Radius)
 	}
-	tc := c.selfplay(openings)
+	tc := c.selfplay(lines)
 	if err := tc.Validate(); err != nil {
 		return nil, err
 	}
@@ -133,7 +125,6 @@ func playTeacher(ctx context.Context, cfg WorkerConfig, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rule, _ := gomoku.ParseRule(tc.Rule)
 	fmt.Fprintln(out, "playing")
 	ppid := os.Getppid()
 	played := 0
@@ -154,7 +145,7 @@ func playTeacher(ctx context.Context, cfg WorkerConfig, out io.Writer) error {
 			fmt.Fprintf(out, "played %d\n", played)
 		}
 		// Never cancelled: finished games are published while stopping.
-		path, err := store.WriteTeacherShard(context.Background(), cfg.Dir, store.DefaultConfig(rule), done, map[string]string{
+		path, err := store.WriteTeacherShard(context.Background(), cfg.Dir, store.DefaultConfig(tc.Rule), done, map[string]string{
 			"worker": strconv.Itoa(cfg.Index), "gen": strconv.Itoa(tc.Gen), "seed": strconv.FormatUint(tc.Seed, 10),
 		})
 		if err != nil {

@@ -43,7 +43,7 @@ func teacherConfig(t testing.TB, dir string, n int) TeacherConfig {
 			t.Fatalf("opening %d: wrote %v, read %v", i, ops[i].Moves, back[i].Moves)
 		}
 	}
-	return TeacherConfig{Rule: "freestyle", Radius: 2, Nodes: 300, Explore: 2, Margin: 30, Openings: opsFile,
+	return TeacherConfig{Rule: gomoku.Freestyle, Radius: 2, Nodes: 300, Explore: 2, Margin: 30, Openings: opsFile,
 		Seed: 7, Gen: 1, Policy: policy, PriorDepth: 4, ValueScale: 300}
 }
 

@@ -164,7 +164,7 @@ func (w *selfplayWorker) publish(batch *store.Batch) error {
 	w.shards++
 	// Never cancelled: a finished game is published even while the worker
 	// is being stopped.
-	path, err := batch.WriteShard(context.Background(), w.dir, StoreConfig(w.cfg.Rule), map[string]string{
+	path, err := batch.WriteShard(context.Background(), w.dir, store.DefaultConfig(w.cfg.Rule), map[string]string{
 		"worker": fmt.Sprint(w.index), "seed": fmt.Sprint(w.seed), "shard_seq": fmt.Sprint(w.shards),
 	})
 	if err != nil {

@@ -71,7 +71,7 @@ func (l *Loop) play(ctx context.Context, m store.LoopMember, plan store.TeacherP
 		return err
 	}
 	tc := coordinator.TeacherConfig{
-		Rule: l.cfg.Rule.String(), Radius: l.cfg.Radius, Nodes: l.cfg.Nodes, Explore: l.cfg.Explore, Margin: l.cfg.Margin,
+		Rule: l.cfg.Rule, Radius: l.cfg.Radius, Nodes: l.cfg.Nodes, Explore: l.cfg.Explore, Margin: l.cfg.Margin,
 		Openings: openings, Seed: l.cfg.Seed, Gen: g,
 		Policy: cur.policyFile, Value: cur.valueFile, PriorDepth: TeacherPriorDepth, ValueScale: l.cfg.ValueScale,
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"ocvist/internal/field"
 )
 
 // Sentinel errors for expected conditions. Errors returned by this package wrap
@@ -42,8 +43,9 @@ var (
 	ErrOverlap = errors.New("merge would double-count")
 	// ErrReservedMeta: SetMeta was asked to change a key the store manages.
 	ErrReservedMeta = errors.New("reserved meta key")
-	// ErrInvalidConfig: a Config or operation parameter is out of range.
-	ErrInvalidConfig = errors.New("invalid configuration")
+	// ErrInvalidConfig: a Config or operation parameter is out of range
+	// (every field.Error is one).
+	ErrInvalidConfig = field.ErrInvalid
 	// ErrInvalidGame: Batch.Add was given a malformed game.
 	ErrInvalidGame = errors.New("invalid game")
 	// ErrGenerationExists: AddGeneration was given a generation number

@@ -3,12 +3,14 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
 	"ocvist/canon"
+	"ocvist/internal/field"
 )
 
 // Prune defaults: a position is promoted into the moves table once seen in
@@ -65,12 +67,13 @@ func DefaultPrune() PruneConfig {
 	return PruneConfig{MinGames: DefaultPruneMinGames, Age: DefaultPruneAge}
 }
 
-// Validate reports whether c is usable (wrapping ErrInvalidConfig if not).
+// Validate reports whether c is usable: its fields out of range, as
+// field errors (which are ErrInvalidConfig).
 func (c PruneConfig) Validate() error {
-	if c.MinGames < 1 || c.Age < 0 || c.Batch < 0 {
-		return fmt.Errorf("store: prune config: min games %d (want ≥ 1), age %d, batch %d (want ≥ 0): %w", c.MinGames, c.Age, c.Batch, ErrInvalidConfig)
-	}
-	return nil
+	return errors.Join(
+		field.Check(c.MinGames >= 1, "MinGames", c.MinGames, "at least 1"),
+		field.Check(c.Age >= 0, "Age", c.Age, "at least 0"),
+		field.Check(c.Batch >= 0, "Batch", c.Batch, "at least 0"))
 }
 
 // PruneResult reports what Prune did.
@@ -369,12 +372,12 @@ func DefaultConclude() ConcludeConfig {
 	return ConcludeConfig{MinGames: 20, Margin: 1.0, MaxMean: -0.5}
 }
 
-// Validate reports whether c is usable (wrapping ErrInvalidConfig if not).
+// Validate reports whether c is usable: its fields out of range, as
+// field errors (which are ErrInvalidConfig).
 func (c ConcludeConfig) Validate() error {
-	if c.MinGames < 1 || c.Margin < 0 {
-		return fmt.Errorf("store: conclude config: min games %d (want ≥ 1), margin %g (want ≥ 0): %w", c.MinGames, c.Margin, ErrInvalidConfig)
-	}
-	return nil
+	return errors.Join(
+		field.Check(c.MinGames >= 1, "MinGames", c.MinGames, "at least 1"),
+		field.Check(c.Margin >= 0, "Margin", c.Margin, "at least 0"))
 }
 
 // Conclude blacklists, in one transaction, every move with at least

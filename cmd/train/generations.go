@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"ocvist/arena"
-	"ocvist/gomoku"
 	"ocvist/patterns"
 	"ocvist/store"
 )
@@ -103,7 +102,7 @@ func lastGeneration(ctx context.Context, cfg coordinator.Config) (model string, 
 	if _, err := os.Stat(cfg.DB); err != nil && !store.IsURL(cfg.DB) {
 		return "", 0, nil
 	}
-	db, err := store.OpenAt(ctx, cfg.DB, coordinator.StoreConfig(cfg.Game.Rule))
+	db, err := store.OpenAt(ctx, cfg.DB, store.DefaultConfig(cfg.Game.Rule))
 	if err != nil {
 		return "", 0, err
 	}
@@ -124,7 +123,7 @@ func lastGeneration(ctx context.Context, cfg coordinator.Config) (model string, 
 // nextGeneration fits generation g's model on the database, plays its gate
 // match against the previous policy and records the generation.
 func nextGeneration(ctx context.Context, cfg coordinator.Config, g int, fc fitConfig, gate gateConfig, path string, log io.Writer) (store.Generation, error) {
-	db, err := store.OpenAt(ctx, cfg.DB, coordinator.StoreConfig(cfg.Game.Rule))
+	db, err := store.OpenAt(ctx, cfg.DB, store.DefaultConfig(cfg.Game.Rule))
 	if err != nil {
 		return store.Generation{}, err
 	}
@@ -158,10 +157,7 @@ func nextGeneration(ctx context.Context, cfg coordinator.Config, g int, fc fitCo
 // gateMatch plays the new model against the previous policy (the pattern
 // filter with uniform choice for generation 0).
 func gateMatch(ctx context.Context, cfg coordinator.Config, g int, gate gateConfig, model, prev string) (*arena.Result, error) {
-	rule, err := gomoku.ParseRule(cfg.Game.Rule)
-	if err != nil {
-		return nil, fmt.Errorf("gate match: %w", err)
-	}
+	rule := cfg.Game.Rule
 	ops, err := openings.ReadFile(gate.Openings)
 	if err != nil {
 		return nil, err

@@ -60,7 +60,7 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	start := fs.String("start", "", "generation 0's policy model `file` (default: the shipped 2026-11-21 model)")
 	gens := fs.Int("gens", 4, "generations to run (without it, with -duration: as many as fit)")
 	duration := fs.Duration("duration", 0, "run this long, then stop as a Ctrl-C does (0: no limit)")
-	rule := fs.String("rule", "freestyle", "freestyle or standard")
+	rule := fs.String("rule", "freestyle", "freestyle, standard or renju (a renju loop starts from a -start model fitted for renju)")
 	backlog := coordinator.BacklogAuto
 	fs.Var(&backlog, "backlog", "bound of the teacher shards waiting on local disk to be merged (as train run's)")
 	registerLoopFlags(fs, &cfg)
@@ -86,7 +86,7 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *dir == "" {
 		*dir = modelsDir(*dbPath)
 	}
-	db, err := store.OpenAt(ctx, *dbPath, coordinator.StoreConfig(*rule))
+	db, err := store.OpenAt(ctx, *dbPath, store.DefaultConfig(cfg.Rule))
 	if err != nil {
 		return err
 	}

@@ -103,7 +103,7 @@ func export(t *testing.T, db string) map[string][4]int64 {
 func TestRunAndStats(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "sub", "t.db")
 	// A -db in a directory that does not exist is refused, not created.
-	if _, errOut, code := train(t, "run", "-db", db, "-games", "2"); code != 2 || !strings.Contains(errOut, "does not exist (create it first)") {
+	if _, errOut, code := train(t, "run", "-db", db, "-games", "2"); code != 2 || !strings.Contains(errOut, "does not exist: create it first") {
 		t.Fatalf("a -db in a missing directory: exit %d, %q", code, errOut)
 	}
 	if _, err := os.Stat(filepath.Dir(db)); err == nil {

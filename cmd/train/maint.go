@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"ocvist/coordinator"
+	"ocvist/internal/field"
 	"os"
 	"strings"
 
@@ -105,11 +106,8 @@ func pruneCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	if c.MinGames < 1 {
-		return usageError{fmt.Sprintf("prune: -min %d must be at least 1", c.MinGames)}
-	}
-	if c.Age < 0 {
-		return usageError{fmt.Sprintf("prune: -age %d is negative", c.Age)}
+	if err := c.Validate(); err != nil {
+		return usageError{"prune: " + field.Named(err, pruneFlags).Error()}
 	}
 	db, err := store.OpenExistingAt(ctx, *dbPath)
 	if err != nil {
@@ -162,11 +160,8 @@ func concludeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	if c.MinGames < 1 {
-		return usageError{fmt.Sprintf("conclude: -min-games %d must be at least 1", c.MinGames)}
-	}
-	if c.Margin < 0 {
-		return usageError{fmt.Sprintf("conclude: -margin %v is negative", c.Margin)}
+	if err := c.Validate(); err != nil {
+		return usageError{"conclude: " + field.Named(err, concludeFlags).Error()}
 	}
 	db, err := store.OpenExistingAt(ctx, *dbPath)
 	if err != nil {

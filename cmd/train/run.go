@@ -49,9 +49,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	cfg.DBGiven = flagSet(fs, "db")
-	if err := cfg.Validate(flagSet(fs, "duration")); err != nil {
-		return usageError{err.Error()}
+	if err := completeRunConfig(&cfg, fs); err != nil {
+		return err
 	}
 	if cfg.Seed == 0 {
 		cfg.Seed = uint64(time.Now().UnixNano())
