@@ -31,6 +31,9 @@ type SearchConfig struct {
 	// Value, if set, adds the value model's estimate to every evaluation.
 	Value     *policy.ValueModel
 	HintNodes int64 // the node budget of Rank (hints); 0 means 300,000
+	// ByRule, if set, gives the models of a rule's games in place of Model
+	// and Value (the shipped renju models beside the freestyle ones).
+	ByRule map[gomoku.Rule]Models
 	// AnyRule lets the models serve a game under a rule they were not
 	// fitted for rather than refuse it; the agent's Notice says so. Their
 	// features are read from the game's own shapes, and freestyle and
@@ -41,10 +44,18 @@ type SearchConfig struct {
 	AnyRule bool
 }
 
+// Models are a policy and a value model that play together (either may
+// be nil).
+type Models struct {
+	Policy *policy.Model
+	Value  *policy.ValueModel
+}
+
 // Search plays the alpha-beta engine of package search.
 type Search struct {
 	cfg    SearchConfig
 	s      *search.Searcher
+	models Models // the searcher's
 	pos    patterns.Position
 	last   search.Result
 	notice string
@@ -63,28 +74,48 @@ func NewSearch(cfg SearchConfig) (*Search, error) {
 		cfg.Engine = search.DefaultConfig()
 	}
 	a := &Search{cfg: cfg, s: search.New(cfg.Engine)}
-	if m := cfg.Model; m != nil {
-		a.s.SetPrior(func() search.Prior { return policy.NewPrior(m) })
-	}
-	if v := cfg.Value; v != nil {
-		a.s.SetValue(func() search.Value { return policy.NewValuer(v) })
-	}
+	a.use(Models{cfg.Model, cfg.Value})
 	return a, nil
+}
+
+// use makes the searcher play with ms.
+func (a *Search) use(ms Models) {
+	if m := ms.Policy; m != a.models.Policy {
+		if m == nil {
+			a.s.SetPrior(nil)
+		} else {
+			a.s.SetPrior(func() search.Prior { return policy.NewPrior(m) })
+		}
+	}
+	if v := ms.Value; v != a.models.Value {
+		if v == nil {
+			a.s.SetValue(nil)
+		} else {
+			a.s.SetValue(func() search.Value { return policy.NewValuer(v) })
+		}
+	}
+	a.models = ms
 }
 
 // Name is the configured name.
 func (a *Search) Name() string { return a.cfg.Name }
 
-// NewGame forgets the previous game's tables. It refuses a rule the
-// models were not fitted for, unless AnyRule.
+// NewGame forgets the previous game's tables and takes the models of the
+// rule (ByRule's, else Model and Value). It refuses a rule the models were
+// not fitted for, unless AnyRule.
 func (a *Search) NewGame(rule gomoku.Rule) error {
 	a.s.Clear()
 	a.notice = ""
+	ms, ok := a.cfg.ByRule[rule]
+	if !ok {
+		ms = Models{a.cfg.Model, a.cfg.Value}
+	}
+	a.use(ms)
 	var err error
-	if m := a.cfg.Model; m != nil {
+	if m := ms.Policy; m != nil {
 		err = m.Check(rule)
 	}
-	if v := a.cfg.Value; v != nil && err == nil {
+	if v := ms.Value; v != nil && err == nil {
 		err = v.Check(rule)
 	}
 	if err != nil && a.cfg.AnyRule {

@@ -81,6 +81,42 @@ func TestSearchAgentRules(t *testing.T) {
 	}
 }
 
+// TestSearchAgentByRule: a rule with models of its own (ByRule) gets them,
+// with no notice; the other rules get Model and Value (with a notice
+// under AnyRule), and a game of each in turn switches back and forth.
+func TestSearchAgentByRule(t *testing.T) {
+	pm, vm := shippedModels(t)
+	renjuPolicy := &policy.Model{Forest: pm.Forest, Spec: pm.Spec}
+	renjuPolicy.Spec.Rule = gomoku.Renju
+	renju := Models{renjuPolicy, &policy.ValueModel{Forest: vm.Forest, Rule: gomoku.Renju}}
+	a, err := NewSearch(SearchConfig{Model: pm, Value: vm, ByRule: map[gomoku.Rule]Models{gomoku.Renju: renju}, AnyRule: true, Nodes: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		rule    gomoku.Rule
+		want    Models
+		noticed bool
+	}{
+		{gomoku.Renju, renju, false},
+		{gomoku.Freestyle, Models{pm, vm}, false},
+		{gomoku.Standard, Models{pm, vm}, true},
+		{gomoku.Renju, renju, false},
+	} {
+		if err := a.NewGame(c.rule); err != nil {
+			t.Fatalf("%v: %v", c.rule, err)
+		}
+		if a.models != c.want || (a.Notice() != "") != c.noticed {
+			t.Errorf("%v: models %p/%p, notice %q; want %p/%p, noticed %v", c.rule, a.models.Policy, a.models.Value, a.Notice(), c.want.Policy, c.want.Value, c.noticed)
+		}
+		b := gomoku.New(gomoku.Options{Rule: c.rule})
+		b.Play(gomoku.Center)
+		if p, err := a.Move(context.Background(), b, gomoku.Clock{}); err != nil || b.Play(p) != nil {
+			t.Errorf("%v: move %v, %v", c.rule, p, err)
+		}
+	}
+}
+
 // gatedSearch begins its move only once the move's context is done.
 type gatedSearch struct{ *Search }
 
