@@ -4,51 +4,19 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"ocvist/gomoku"
+	"ocvist/internal/pgtest"
 	"ocvist/store"
 )
-
-// pgURL returns a URL of a fresh schema on the test server named by
-// OCVIST_TEST_POSTGRES (.ci/run starts one), or skips.
-func pgURL(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv("OCVIST_TEST_POSTGRES")
-	if base == "" {
-		t.Skip("OCVIST_TEST_POSTGRES is not set: no PostgreSQL server to test against (.ci/run starts one)")
-	}
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	schema := fmt.Sprintf("loop_%s_%d", strings.ToLower(t.Name()), time.Now().UnixNano())
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if c, err := pgx.Connect(context.Background(), base); err == nil {
-			c.Exec(context.Background(), "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
-			c.Close(context.Background())
-		}
-	})
-	u, _ := url.Parse(base)
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
 
 // TestTwoMachines: acceptance point 3 of the issue (many machines). Two
 // loops on one PostgreSQL database, each a process with its own shard
@@ -60,7 +28,7 @@ func pgURL(t *testing.T) string {
 // games of one machine's loop given the same seed — and models
 // byte-identical to that loop's.
 func TestTwoMachines(t *testing.T) {
-	u := pgURL(t)
+	u := pgtest.SchemaURL(t)
 	const seed, games, gens = 5, 24, 2 // seed 5 adopts generation 1
 	refDir := t.TempDir()
 	ref, err := newSmall(mustDB(t, filepath.Join(refDir, "r.db")), filepath.Join(refDir, "models"), seed, games)

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -17,11 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"ocvist/canon"
 	"ocvist/data"
 	"ocvist/gomoku"
+	"ocvist/internal/pgtest"
 	"ocvist/patterns"
 	"ocvist/search"
 	"ocvist/store"
@@ -477,25 +475,9 @@ func TestFlagsPublic(t *testing.T) {
 // generation's models stored in it, played against. It runs against the
 // server .ci/run starts (OCVIST_TEST_POSTGRES) and skips without one.
 func TestDashboardPostgres(t *testing.T) {
-	base := os.Getenv("OCVIST_TEST_POSTGRES")
-	if base == "" {
-		t.Skip("OCVIST_TEST_POSTGRES is not set: no PostgreSQL server to test against (.ci/run starts one)")
-	}
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema := fmt.Sprintf("web_dash_%d", time.Now().UnixNano())
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); conn.Close(ctx) })
-	u, _ := url.Parse(base)
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	pg, err := store.OpenPG(ctx, u.String(), store.DefaultConfig(gomoku.Freestyle))
+	u := pgtest.SchemaURL(t)
+	pg, err := store.OpenPG(ctx, u, store.DefaultConfig(gomoku.Freestyle))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -520,13 +502,13 @@ func TestDashboardPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ts := newTestServer(t, Config{DBs: []string{u.String()}})
+	_, ts := newTestServer(t, Config{DBs: []string{u}})
 	var s Snapshot
 	call(t, ts, "GET", "/api/dbs/0", "", &s)
 	if s.Error != "" || s.Games != 25 || len(s.Generations) != 1 || len(s.Models) != 1 || !s.Models[0].Ready || s.Models[0].Value != "stored" {
 		t.Fatalf("snapshot %+v", s)
 	}
-	if strings.Contains(s.Name, "password") || s.Name != store.Redact(u.String()) {
+	if strings.Contains(s.Name, "password") || s.Name != store.Redact(u) {
 		t.Errorf("name %q shows the URL unmasked", s.Name)
 	}
 	g := newGame(t, ts, `{"black":{"agent":"human"},"white":{"agent":"search","model":"0/1"}}`)

@@ -6,56 +6,16 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"ocvist/data"
+	"ocvist/internal/pgtest"
 	"ocvist/loop"
 	"ocvist/store"
 )
-
-// pgSchemaURL returns a URL of a fresh schema on the test server named by
-// OCVIST_TEST_POSTGRES (.ci/run starts one), or skips.
-func pgSchemaURL(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv("OCVIST_TEST_POSTGRES")
-	if base == "" {
-		t.Skip("OCVIST_TEST_POSTGRES is not set: no PostgreSQL server to test against (.ci/run starts one)")
-	}
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	name := strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-			return r
-		}
-		return '_'
-	}, strings.ToLower(t.Name()))
-	schema := fmt.Sprintf("train_%s_%d", name, time.Now().UnixNano())
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if c, err := pgx.Connect(context.Background(), base); err == nil {
-			c.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
-			c.Close(context.Background())
-		}
-	})
-	u, _ := url.Parse(base)
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
 
 // TestPostgresRunAndLoop: a run against PostgreSQL stores exactly its
 // games and leaves no shard behind; one generation of the learning loop
@@ -63,7 +23,7 @@ func pgSchemaURL(t *testing.T) string {
 // database (checkModels), and stats -json lists it; an unreachable server
 // is one line and exit 1 before any work.
 func TestPostgresRunAndLoop(t *testing.T) {
-	u := pgSchemaURL(t)
+	u := pgtest.SchemaURL(t)
 	dir := t.TempDir()
 	if out, errOut, code := trainIn(t, dir, "run", "-db", u, "-workers", "2", "-games", "300"); code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, errOut)
@@ -181,7 +141,7 @@ func currentGen(t *testing.T, u string) int {
 // and the record; the model lands under data/ (as the shards do) and a
 // second run continues the numbering.
 func TestPostgresRunGenerations(t *testing.T) {
-	u := pgSchemaURL(t)
+	u := pgtest.SchemaURL(t)
 	dir := t.TempDir()
 	openings, err := filepath.Abs(testOpenings)
 	if err != nil {

@@ -20,7 +20,7 @@ import (
 func TestPostgresBacklogBound(t *testing.T) {
 	// The server goes away at the first merge (its COPY), and comes back
 	// when the test restores it.
-	u := pgSchemaURL(t)
+	u := pgtest.SchemaURL(t)
 	proxy, pu := pgtest.NewProxy(t, u)
 	proxy.CutAt("COPY young")
 	dir := t.TempDir()

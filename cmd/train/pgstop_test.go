@@ -35,7 +35,7 @@ func TestPostgresPruneStops(t *testing.T) {
 
 func pruneStops(t *testing.T, sig syscall.Signal) {
 	ctx := context.Background()
-	u := pgSchemaURL(t)
+	u := pgtest.SchemaURL(t)
 	dir := t.TempDir()
 	if out, errOut, code := trainIn(t, dir, "run", "-db", u, "-workers", "1", "-games", "300", "-shard-games", "100", "-seed", "9"); code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, errOut)
@@ -146,7 +146,7 @@ func mustTrainIn(t *testing.T, dir string, args ...string) string {
 // behind. (Both jobs and the prune once
 // shared one shard folder and removed each other's shards.)
 func TestPostgresTwoJobsOneFolder(t *testing.T) {
-	u := pgSchemaURL(t)
+	u := pgtest.SchemaURL(t)
 	dir := t.TempDir()
 	mustTrainIn(t, dir, "run", "-db", u, "-workers", "1", "-games", "20", "-seed", "1") // creates the store
 	// The jobs play with the forest policy (about 150 games a second a
@@ -228,7 +228,7 @@ func (j *jobRun) waitFor(t *testing.T, text string) {
 // so once, and goes on when it is back; it used to exit 1. The cut follows
 // what the job sends, and the restore the job's line.
 func TestPostgresServerLostAtStart(t *testing.T) {
-	u := pgSchemaURL(t)
+	u := pgtest.SchemaURL(t)
 	dir := t.TempDir()
 	mustTrainIn(t, dir, "run", "-db", u, "-workers", "1", "-games", "20", "-seed", "1") // the store exists
 	proxy, pu := pgtest.NewProxy(t, u)

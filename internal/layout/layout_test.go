@@ -132,6 +132,8 @@ var external = map[string]string{
 	"web":         "",
 	"cmd/train":   "gonum.org/v1/gonum/ gonum.org/v1/plot",
 	"cmd/play":    "",
+	// the tests' fresh schemas (SchemaURL); only tests import it
+	"internal/pgtest": "github.com/jackc/pgx/",
 }
 
 // lower are the packages below the engines and the storage: the words of
