@@ -52,6 +52,9 @@ type Config struct {
 	Backlog    ByteSize             `json:"backlog"` // shards waiting on local disk (see job.admit); 0: no bound; BacklogAuto
 	Version    string               `json:"version"`
 	DBGiven    bool                 `json:"-"` // -db was given
+	// spawn, if set, starts the workers instead of worker processes: the
+	// package's tests run fake workers in the test process with it.
+	spawn spawnFunc
 }
 
 // DefaultConfig is the configuration of "train run" without flags, for
