@@ -53,6 +53,9 @@ type Config struct {
 	Progress   time.Duration        `json:"progress"`
 	Backlog    ByteSize             `json:"backlog"` // shards waiting on local disk (see job.admit); 0: no bound; BacklogAuto
 	Version    string               `json:"version"`
+	// spawn, if set, starts the workers instead of worker processes: the
+	// package's tests run fake workers in the test process with it.
+	spawn spawnFunc
 }
 
 // DefaultConfig is the configuration of "train run" without flags, for

@@ -129,15 +129,29 @@ func (j *job) untilServer(ctx context.Context, step func() error) error {
 	}
 }
 
-// worker is one worker process as the coordinator sees it.
+// worker is one worker as the coordinator sees it.
 type worker struct {
 	index  int
-	cmd    *exec.Cmd
+	proc   proc
 	played atomic.Int64 // games finished, as last reported (set by the reader)
 	done   bool
-	gate   io.Writer // the worker's stdin, for go-aheads (see job.admit)
+	gate   io.Writer // the worker's input, for go-aheads (see job.admit)
 	held   bool      // published a shard and waits for a go-ahead
 }
+
+// proc is a started worker as the job drives it: a worker process
+// (startProc), or in the package's tests a fake that runs in the test
+// process (Config.spawn).
+type proc struct {
+	out  io.Reader    // its lines (a process's stdout)
+	in   io.Writer    // its input (stdin), nil if it asked for none
+	wait func() error // waits for its end, once out is read to its end
+	stop func()       // asks it to finish its game, publish and exit (SIGTERM)
+}
+
+// spawnFunc starts worker i with the arguments of the worker command
+// (WorkerFlags; the program's name not included) and an input if input.
+type spawnFunc func(i int, args []string, input bool) (proc, error)
 
 // event is a line from a worker, or its exit.
 type event struct {
@@ -147,28 +161,49 @@ type event struct {
 	err    error
 }
 
-// startWorker starts worker i's process with its pipes: its stdin one
-// if the job tells it when to go on (input), else none.
-func (j *job) startWorker(i int, cmd *exec.Cmd, input bool) error {
-	w := &worker{index: i, cmd: cmd, gate: io.Discard}
+// startWorker starts worker i, as a copy of the running program (or as
+// Config.spawn says), and a reader of its lines.
+func (j *job) startWorker(i int, args []string, input bool) error {
+	spawn := j.cfg.spawn
+	if spawn == nil {
+		spawn = j.startProc
+	}
+	p, err := spawn(i, args, input)
+	if err != nil {
+		return err
+	}
+	w := &worker{index: i, proc: p, gate: p.in}
+	if w.gate == nil {
+		w.gate = io.Discard
+	}
+	j.workers = append(j.workers, w)
+	go j.read(w, p.out)
+	return nil
+}
+
+// startProc starts worker i's process, "PROGRAM args…", with its pipes:
+// its stdin one if the job tells it when to go on (input), else none.
+func (j *job) startProc(i int, args []string, input bool) (proc, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return proc{}, fmt.Errorf("find own executable: %w", err)
+	}
+	cmd := exec.Command(self, args...)
+	p := proc{wait: cmd.Wait, stop: func() { cmd.Process.Signal(syscall.SIGTERM) }}
 	if input {
-		var err error
-		if w.gate, err = cmd.StdinPipe(); err != nil {
-			return err
+		if p.in, err = cmd.StdinPipe(); err != nil {
+			return proc{}, err
 		}
 	}
 	cmd.Stderr = j.log
 	cmd.SysProcAttr = workerProcAttr()
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
+	if p.out, err = cmd.StdoutPipe(); err != nil {
+		return proc{}, err
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start worker %d: %w", i, err)
+		return proc{}, fmt.Errorf("start worker %d: %w", i, err)
 	}
-	j.workers = append(j.workers, w)
-	go j.read(w, stdout)
-	return nil
+	return p, nil
 }
 
 // read forwards a worker's lines and then its exit to the coordinator;
@@ -184,14 +219,14 @@ func (j *job) read(w *worker, r io.Reader) {
 		}
 		j.events <- event{w: w, line: sc.Text()}
 	}
-	j.events <- event{w: w, exited: true, err: w.cmd.Wait()}
+	j.events <- event{w: w, exited: true, err: w.proc.wait()}
 }
 
 // stopWorkers asks every running worker to finish its game, publish and exit.
 func (j *job) stopWorkers() {
 	for _, w := range j.workers {
-		if !w.done && w.cmd.Process != nil {
-			w.cmd.Process.Signal(syscall.SIGTERM)
+		if !w.done {
+			w.proc.stop()
 		}
 	}
 }

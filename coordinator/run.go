@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -231,10 +230,6 @@ func (j *job) limitText() string {
 // startWorkers starts the worker processes (none for a worker whose share
 // of -games is 0), each with a reader of its lines.
 func (j *job) startWorkers(runIndex int) error {
-	self, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("find own executable: %w", err)
-	}
 	j.events = make(chan event, 64)
 	for i := range j.cfg.Workers {
 		games := j.gamesOf(i)
@@ -245,7 +240,7 @@ func (j *job) startWorkers(runIndex int) error {
 		if j.gated() {
 			args = append(args, "-gate")
 		}
-		if err := j.startWorker(i, exec.Command(self, args...), j.gated()); err != nil {
+		if err := j.startWorker(i, args, j.gated()); err != nil {
 			return err
 		}
 	}

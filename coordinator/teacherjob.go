@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -125,10 +123,6 @@ type teacher struct {
 // startWorkers starts the teacher workers, each with its stdin for the
 // answers to its claims.
 func (k *teacher) startWorkers() error {
-	self, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("find own executable: %w", err)
-	}
 	conf, err := json.Marshal(k.tj.Game)
 	if err != nil {
 		return err
@@ -136,7 +130,7 @@ func (k *teacher) startWorkers() error {
 	k.j.events = make(chan event, 64)
 	for i := range k.tj.Workers {
 		args := []string{"worker", "-teacher", string(conf), "-index", strconv.Itoa(i), "-dir", k.j.shardDir}
-		if err := k.j.startWorker(i, exec.Command(self, args...), true); err != nil {
+		if err := k.j.startWorker(i, args, true); err != nil {
 			return err
 		}
 	}
