@@ -12,6 +12,7 @@ import (
 
 	"ocvist/gomoku"
 	"ocvist/store"
+	"ocvist/store/backend"
 )
 
 // DefaultDB is where the main job keeps its statistics.
@@ -125,7 +126,7 @@ func (c *Config) checkDB() error {
 	if c.DB == "" {
 		return errors.New("-db is empty")
 	}
-	if store.IsURL(c.DB) {
+	if backend.IsURL(c.DB) {
 		return nil
 	}
 	if fi, err := os.Stat(c.DB); err == nil && fi.IsDir() {
@@ -190,7 +191,7 @@ func StoreConfig(rule string) store.Config {
 // database; for a PostgreSQL URL, under data/, named after the server and
 // database (each machine keeps its own).
 func ShardDir(db string) string {
-	if !store.IsURL(db) {
+	if !backend.IsURL(db) {
 		return db + ".shards"
 	}
 	u, err := url.Parse(db)

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"ocvist/store"
+	"ocvist/store/sqlite"
 )
 
 // The coordinator starts its workers as copies of the running program
@@ -180,7 +180,7 @@ func TestStoppedBeforePlayLeavesDB(t *testing.T) {
 	c := testConfig(t, db)
 	c.Games, c.Prune.Age = 200, 1<<40 // young runs stay
 	mustRun(t, context.Background(), c, false)
-	other, err := store.Open(filepath.Join(dir, "b.db"), StoreConfig("freestyle"))
+	other, err := sqlite.Open(filepath.Join(dir, "b.db"), StoreConfig("freestyle"))
 	if err != nil {
 		t.Fatal(err)
 	}

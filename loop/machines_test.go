@@ -17,6 +17,7 @@ import (
 
 	"ocvist/gomoku"
 	"ocvist/store"
+	"ocvist/store/postgres"
 )
 
 // pgURL returns a URL of a fresh schema on the test server named by
@@ -101,7 +102,7 @@ func TestTwoMachines(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	db, err := store.OpenPG(ctx, u, store.DefaultConfig(gomoku.Freestyle))
+	db, err := postgres.Open(ctx, u, store.DefaultConfig(gomoku.Freestyle))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"ocvist/coordinator"
 	"os"
 	"strings"
+
+	"ocvist/coordinator"
+	"ocvist/store/backend"
 
 	"ocvist/store"
 )
@@ -35,7 +37,7 @@ func mergeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if fs.NArg() == 0 {
 		return usageError{"merge: name at least one shard or database to merge (see -h)"}
 	}
-	db, err := openForMerge(*dbPath, fs.Arg(0))
+	db, err := backend.OpenForMerge(*dbPath, fs.Arg(0))
 	if err != nil {
 		return err
 	}
@@ -67,25 +69,6 @@ func mergeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// openForMerge opens the merge target, creating it with the configuration
-// of the first source when it does not exist yet.
-func openForMerge(target, firstSource string) (store.Store, error) {
-	if store.IsURL(target) {
-		if cfg, err := store.SourceConfig(firstSource); err == nil {
-			return store.OpenPG(context.Background(), target, cfg)
-		}
-		return store.OpenPGExisting(context.Background(), target)
-	}
-	if _, err := os.Stat(target); err == nil {
-		return store.OpenExisting(target)
-	}
-	cfg, err := store.SourceConfig(firstSource)
-	if err != nil {
-		return nil, err
-	}
-	return store.Open(target, cfg)
-}
-
 const pruneAbout = `
 Expire the database's young runs merged at least -age games ago: their
 positions still seen in fewer than -min games are dropped (their blacklisted
@@ -111,7 +94,7 @@ func pruneCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if c.Age < 0 {
 		return usageError{fmt.Sprintf("prune: -age %d is negative", c.Age)}
 	}
-	db, err := store.OpenExistingAt(ctx, *dbPath)
+	db, err := backend.OpenExistingAt(ctx, *dbPath)
 	if err != nil {
 		return err
 	}
@@ -168,7 +151,7 @@ func concludeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if c.Margin < 0 {
 		return usageError{fmt.Sprintf("conclude: -margin %v is negative", c.Margin)}
 	}
-	db, err := store.OpenExistingAt(ctx, *dbPath)
+	db, err := backend.OpenExistingAt(ctx, *dbPath)
 	if err != nil {
 		return err
 	}
@@ -193,7 +176,7 @@ func statsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	db, err := store.OpenReadOnlyAt(ctx, *dbPath)
+	db, err := backend.OpenReadOnlyAt(ctx, *dbPath)
 	if err != nil {
 		return err
 	}
@@ -273,7 +256,7 @@ func exportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	db, err := store.OpenReadOnlyAt(ctx, *dbPath)
+	db, err := backend.OpenReadOnlyAt(ctx, *dbPath)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ import (
 
 	"ocvist/data"
 	"ocvist/loop"
-	"ocvist/store"
+	"ocvist/store/backend"
 )
 
 // pgSchemaURL returns a URL of a fresh schema on the test server named by
@@ -164,7 +164,7 @@ func checkModels(t *testing.T, dir, u string) {
 // currentGen is the loop's current generation as the database records it.
 func currentGen(t *testing.T, u string) int {
 	t.Helper()
-	db, err := store.OpenReadOnlyAt(context.Background(), u)
+	db, err := backend.OpenReadOnlyAt(context.Background(), u)
 	if err != nil {
 		t.Fatal(err)
 	}
