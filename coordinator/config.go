@@ -14,6 +14,7 @@ import (
 	"ocvist/gomoku"
 	"ocvist/internal/field"
 	"ocvist/store"
+	"ocvist/store/backend"
 )
 
 // DefaultDB is where the main job keeps its statistics.
@@ -100,7 +101,7 @@ func (c *Config) checkDB() error {
 	if c.DB == "" {
 		return field.Check(false, "DB", `""`, "a database file or URL")
 	}
-	if store.IsURL(c.DB) {
+	if backend.IsURL(c.DB) {
 		return nil
 	}
 	if fi, err := os.Stat(c.DB); err == nil && fi.IsDir() {
@@ -154,7 +155,7 @@ func reason(err error) string {
 // database; for a PostgreSQL URL, under data/, named after the server and
 // database (each machine keeps its own).
 func ShardDir(db string) string {
-	if !store.IsURL(db) {
+	if !backend.IsURL(db) {
 		return db + ".shards"
 	}
 	u, err := url.Parse(db)

@@ -19,6 +19,8 @@ import (
 	"ocvist/canon"
 	"ocvist/gomoku"
 	"ocvist/store"
+	"ocvist/store/shard"
+	"ocvist/store/sqlite"
 )
 
 // The fake workers of the job tests: goroutines in the test process that
@@ -146,7 +148,7 @@ func (f *fakes) all() []*fakeWorker {
 // rest published at the end.
 func (w *fakeWorker) run() error {
 	w.say("playing")
-	batch := store.NewBatch()
+	batch := shard.NewBatch()
 	for w.cfg.Games == 0 || w.played < w.cfg.Games {
 		if w.f.hold > 0 && len(w.shards) == w.f.hold {
 			for range w.f.extra {
@@ -179,7 +181,7 @@ func (w *fakeWorker) run() error {
 	return w.publish(batch)
 }
 
-func (w *fakeWorker) play(batch *store.Batch) error {
+func (w *fakeWorker) play(batch *shard.Batch) error {
 	if err := batch.Add(fakeGame(w.cfg.Index, w.played)); err != nil {
 		return err
 	}
@@ -211,13 +213,13 @@ func (w *fakeWorker) await() bool {
 		return false
 	}
 	_, err := os.Stat(w.shards[len(w.shards)-1].path)
-	waiting, _ := store.ListShards(w.cfg.Dir)
+	waiting, _ := shard.ListShards(w.cfg.Dir)
 	w.goes = append(w.goes, goSeen{ownLeft: err == nil, waiting: len(waiting)})
 	return true
 }
 
 // publish writes the batch as a sealed shard, records it and announces it.
-func (w *fakeWorker) publish(batch *store.Batch) error {
+func (w *fakeWorker) publish(batch *shard.Batch) error {
 	if batch.Len() == 0 {
 		return nil
 	}
@@ -226,7 +228,7 @@ func (w *fakeWorker) publish(batch *store.Batch) error {
 	if err != nil {
 		return err
 	}
-	info, err := store.ReadShard(path)
+	info, err := shard.ReadShard(path)
 	if err != nil {
 		return err
 	}
@@ -349,7 +351,7 @@ func checkMerged(t *testing.T, db string, ws []*fakeWorker) store.Stats {
 
 func dbStats(t *testing.T, path string) store.Stats {
 	t.Helper()
-	db, err := store.OpenReadOnly(path)
+	db, err := sqlite.OpenReadOnly(path)
 	if err != nil {
 		t.Fatal(err)
 	}

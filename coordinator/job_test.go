@@ -13,6 +13,8 @@ import (
 
 	"ocvist/gomoku"
 	"ocvist/store"
+	"ocvist/store/shard"
+	"ocvist/store/sqlite"
 )
 
 // The job loop in process: "train run" (Run) with fake workers
@@ -194,7 +196,7 @@ func TestJobWorkerFails(t *testing.T) {
 // shard in dir, and returns the worker that would have published it.
 func writeShard(t *testing.T, dir string, index, games int) *fakeWorker {
 	t.Helper()
-	b := store.NewBatch()
+	b := shard.NewBatch()
 	for n := range games {
 		if err := b.Add(fakeGame(index, n)); err != nil {
 			t.Fatal(err)
@@ -204,7 +206,7 @@ func writeShard(t *testing.T, dir string, index, games int) *fakeWorker {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, err := store.ReadShard(path)
+	info, err := shard.ReadShard(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +221,7 @@ func writeTemp(t *testing.T, dir string) string {
 	if err := os.WriteFile(path, []byte("half a shard"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if !store.IsTempShard(path) {
+	if !shard.IsTempShard(path) {
 		t.Fatalf("%s is not a temporary shard's name", path)
 	}
 	return path
@@ -242,7 +244,7 @@ func TestJobAdoptsDeadJobs(t *testing.T) {
 	}
 	before := []*fakeWorker{writeShard(t, dead.path, 90, 4), writeShard(t, dead.path, 91, 6), writeShard(t, dead.path, 92, 7)}
 	writeTemp(t, dead.path)
-	db, err := store.Open(dbPath, store.DefaultConfig(gomoku.Freestyle))
+	db, err := sqlite.Open(dbPath, store.DefaultConfig(gomoku.Freestyle))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +281,7 @@ func TestJobAdoptsDeadJobs(t *testing.T) {
 	}
 
 	live.lock.Close() // it dies too
-	db, err = store.Open(dbPath, store.DefaultConfig(gomoku.Freestyle))
+	db, err = sqlite.Open(dbPath, store.DefaultConfig(gomoku.Freestyle))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"ocvist/policy"
 	"ocvist/selfplay"
 	"ocvist/store"
+	"ocvist/store/backend"
 )
 
 // newGameConfig turns the flag-level game configuration into self-play's.
@@ -60,7 +61,7 @@ func NewPolicy(ctx context.Context, g GameConfig, dbPath string) (selfplay.Polic
 // LoadStats reads the statistics of the moves with at least minGames games
 // from the database at path.
 func LoadStats(ctx context.Context, path string, minGames int64) (policy.Stats, error) {
-	db, err := store.OpenReadOnlyAt(ctx, path)
+	db, err := backend.OpenReadOnlyAt(ctx, path)
 	if err != nil {
 		return nil, err
 	}

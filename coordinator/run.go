@@ -15,6 +15,8 @@ import (
 	"ocvist/internal/splitmix"
 	"ocvist/internal/stop"
 	"ocvist/store"
+	"ocvist/store/backend"
+	"ocvist/store/shard"
 )
 
 // Run is one "train run": it starts cfg.Workers worker processes, merges
@@ -110,12 +112,12 @@ func (j *job) close() {
 // start-up took (a -duration counts the time the workers play).
 func (j *job) open(ctx context.Context) (int, error) {
 	cfg := j.cfg
-	if store.IsURL(cfg.DB) {
-		fmt.Fprintf(j.log, "connecting to %s\n", store.Redact(cfg.DB))
+	if backend.IsURL(cfg.DB) {
+		fmt.Fprintf(j.log, "connecting to %s\n", backend.Redact(cfg.DB))
 	}
 	// The database first: its writer lock keeps a second job away from
 	// everything else.
-	db, err := store.OpenAt(ctx, cfg.DB, store.DefaultConfig(cfg.Game.Rule))
+	db, err := backend.OpenAt(ctx, cfg.DB, store.DefaultConfig(cfg.Game.Rule))
 	if err != nil {
 		return 0, err
 	}
@@ -198,7 +200,7 @@ func ReportAdopted(w io.Writer, a Adopted) {
 // in the ledger (a shard already merged before a crash is only deleted). It
 // returns how many it merged, with their games and teacher games.
 func MergeWaiting(ctx context.Context, db store.Store, dir string) (n int, games, teacher int64, err error) {
-	left, err := store.ListShards(dir)
+	left, err := shard.ListShards(dir)
 	if err != nil {
 		return 0, 0, 0, err
 	}
@@ -288,7 +290,7 @@ const pruneBatch = 8
 func (j *job) prune(ctx context.Context) {
 	c := j.cfg.Prune
 	c.Batch = pruneBatch
-	if !store.IsURL(j.cfg.DB) {
+	if !backend.IsURL(j.cfg.DB) {
 		j.st.busy.Store("pruning")
 		c.Progress = func(p store.PruneProgress) { j.st.busy.Store(pruneText(p)) }
 		j.pruned(ctx, c)
@@ -340,7 +342,7 @@ func (j *job) pruned(ctx context.Context, c store.PruneConfig) {
 // anything leaves the database as it was. A PostgreSQL store promotes at
 // expiry only.
 func (j *job) recordThreshold(ctx context.Context) error {
-	if store.IsURL(j.cfg.DB) {
+	if backend.IsURL(j.cfg.DB) {
 		return nil
 	}
 	c := j.cfg.Prune
@@ -394,7 +396,7 @@ func (j *job) finish(ctx context.Context, interrupted bool) error {
 	}
 	// Shards the merger could not take (it reported why) wait for the
 	// next run; temporary ones are of dead workers.
-	if _, err := store.CleanTemp(j.shardDir); err != nil {
+	if _, err := shard.CleanTemp(j.shardDir); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
@@ -454,7 +456,7 @@ func (j *job) finalPrune(ctx context.Context) (store.PruneResult, error) {
 
 // cutShort ends a run whose finishing a stop cut short.
 func (j *job) cutShort() error {
-	waiting, _ := store.ListShards(j.shardDir)
+	waiting, _ := shard.ListShards(j.shardDir)
 	fmt.Fprintf(j.out, "stopped while finishing: %d games merged this run; %d shard(s) wait in %s and pruning waits for the next run or train prune\n",
 		j.st.merged.Load(), len(waiting), j.shardDir)
 	return nil

@@ -19,6 +19,7 @@ import (
 
 	"ocvist/gomoku"
 	"ocvist/store"
+	"ocvist/store/sqlite"
 )
 
 // The coordinator starts its workers as copies of the running program
@@ -182,7 +183,7 @@ func TestStoppedBeforePlayLeavesDB(t *testing.T) {
 	c.Games, c.Prune.Age = 200, 1<<40 // young runs stay
 	c.Duration = 0                    // the games alone
 	mustRun(t, context.Background(), c)
-	other, err := store.Open(filepath.Join(dir, "b.db"), store.DefaultConfig(gomoku.Freestyle))
+	other, err := sqlite.Open(filepath.Join(dir, "b.db"), store.DefaultConfig(gomoku.Freestyle))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"ocvist/store"
+	"ocvist/store/shard"
 )
 
 // A database's shard root (ShardDir) holds one folder per job that feeds
@@ -77,8 +78,8 @@ func claimJobDir(root string) (*jobDir, error) {
 // if that leaves it empty (a database is a file, not a file and folders),
 // and unlocks it.
 func (d *jobDir) release() {
-	if waiting, err := store.ListShards(d.path); err == nil && len(waiting) == 0 {
-		store.CleanTemp(d.path)
+	if waiting, err := shard.ListShards(d.path); err == nil && len(waiting) == 0 {
+		shard.CleanTemp(d.path)
 		os.Remove(filepath.Join(d.path, lockName))
 		os.Remove(d.path)
 		os.Remove(filepath.Dir(d.path)) // only if empty
@@ -146,7 +147,7 @@ func lockDead(dir string, root bool) (unlock func(), ok bool) {
 
 // adopt merges and removes what one dead job's folder holds.
 func (a *Adopted) adopt(ctx context.Context, db store.Store, dir string, remove bool) error {
-	removed, err := store.CleanTemp(dir)
+	removed, err := shard.CleanTemp(dir)
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"ocvist/search"
 	"ocvist/selfplay"
 	"ocvist/store"
+	"ocvist/store/shard"
 )
 
 // TeacherConfig is what a teacher worker plays: game numbers of generation
@@ -145,7 +146,7 @@ func playTeacher(ctx context.Context, cfg WorkerConfig, out io.Writer) error {
 			fmt.Fprintf(out, "played %d\n", played)
 		}
 		// Never cancelled: finished games are published while stopping.
-		path, err := store.WriteTeacherShard(context.Background(), cfg.Dir, store.DefaultConfig(tc.Rule), done, map[string]string{
+		path, err := shard.WriteTeacherShard(context.Background(), cfg.Dir, store.DefaultConfig(tc.Rule), done, map[string]string{
 			"worker": strconv.Itoa(cfg.Index), "gen": strconv.Itoa(tc.Gen), "seed": strconv.FormatUint(tc.Seed, 10),
 		})
 		if err != nil {

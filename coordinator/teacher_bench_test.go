@@ -10,6 +10,7 @@ import (
 
 	"ocvist/selfplay"
 	"ocvist/store"
+	"ocvist/store/sqlite"
 )
 
 // BenchmarkTeacherJob: one op is a teacher job of 20 games per worker on
@@ -34,7 +35,7 @@ func benchTeacherJob(b *testing.B, workers int) {
 	var games, samples int64
 	var elapsed time.Duration
 	for i := range b.N {
-		db, err := store.Open(filepath.Join(dir, fmt.Sprintf("b%d.db", workers)), store.DefaultConfig(0))
+		db, err := sqlite.Open(filepath.Join(dir, fmt.Sprintf("b%d.db", workers)), store.DefaultConfig(0))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 	"ocvist/openings"
 	"ocvist/selfplay"
 	"ocvist/store"
+	"ocvist/store/sqlite"
 )
 
 // teacherConfig is a cheap teacher of generation 1 over the shipped
@@ -82,7 +83,7 @@ func TestTeacherJob(t *testing.T) {
 		want = append(want, g.Stored(1, i))
 	}
 	for _, kill := range []bool{false, true} {
-		db, err := store.Open(filepath.Join(t.TempDir(), "t.db"), store.DefaultConfig(0))
+		db, err := sqlite.Open(filepath.Join(t.TempDir(), "t.db"), store.DefaultConfig(0))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"ocvist/internal/stop"
 	"ocvist/store"
+	"ocvist/store/shard"
 )
 
 // TeacherJob is one machine's share of a generation's teacher games for
@@ -95,7 +96,7 @@ func PlayTeacher(ctx context.Context, tj TeacherJob) (TeacherResult, error) {
 	}
 	// Temporary shards are of dead workers; sealed ones the merger could
 	// not take wait in the folder for the next job.
-	if _, err := store.CleanTemp(j.shardDir); err != nil {
+	if _, err := shard.CleanTemp(j.shardDir); err != nil {
 		return k.result(), err
 	}
 	j.mu.Lock()

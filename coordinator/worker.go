@@ -10,6 +10,8 @@ import (
 
 	"ocvist/selfplay"
 	"ocvist/store"
+	"ocvist/store/backend"
+	"ocvist/store/shard"
 )
 
 // WorkerConfig is what one worker process is told by the coordinator
@@ -74,7 +76,7 @@ func (w *selfplayWorker) run(ctx context.Context, dbPath string, games int) erro
 	}
 	fmt.Fprintln(w.out, "playing")
 	rng := rand.New(rand.NewPCG(w.seed, uint64(w.index)))
-	batch := store.NewBatch()
+	batch := shard.NewBatch()
 	lastFlush, lastReport := time.Now(), time.Now()
 	ppid := os.Getppid()
 	for games == 0 || w.played < int64(games) {
@@ -112,7 +114,7 @@ func (w *selfplayWorker) run(ctx context.Context, dbPath string, games int) erro
 func (w *selfplayWorker) player(ctx context.Context, dbPath string) (*selfplay.Player, error) {
 	var bl store.Blacklist
 	if dbPath != "" {
-		db, err := store.OpenReadOnlyAt(ctx, dbPath)
+		db, err := backend.OpenReadOnlyAt(ctx, dbPath)
 		if err != nil {
 			return nil, err
 		}
@@ -157,7 +159,7 @@ func (w *selfplayWorker) await(ctx context.Context) bool {
 }
 
 // publish writes the batch as a new sealed shard and announces it.
-func (w *selfplayWorker) publish(batch *store.Batch) error {
+func (w *selfplayWorker) publish(batch *shard.Batch) error {
 	if batch.Len() == 0 {
 		return nil
 	}

@@ -20,6 +20,9 @@ import (
 	"ocvist/gomoku"
 	"ocvist/policy"
 	"ocvist/store"
+	"ocvist/store/backend"
+	"ocvist/store/shard"
+	"ocvist/store/sqlite"
 )
 
 // childEnv makes the test binary a loop of its own (loopChild), with the
@@ -55,7 +58,7 @@ func loopChild() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	db, err := store.OpenAt(context.Background(), spec.DB, store.DefaultConfig(gomoku.Freestyle))
+	db, err := backend.OpenAt(context.Background(), spec.DB, store.DefaultConfig(gomoku.Freestyle))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -92,7 +95,7 @@ type machine struct {
 // childSpec.FreeClaims) on a PostgreSQL loop.
 func (k *killer) JoinLoop(ctx context.Context) (store.LoopMember, error) {
 	m, err := k.Store.JoinLoop(ctx)
-	if err != nil || !store.IsURL(k.spec.DB) {
+	if err != nil || !backend.IsURL(k.spec.DB) {
 		return m, err
 	}
 	return &partnered{LoopMember: m, url: k.spec.DB, free: k.spec.FreeClaims, claims: map[int]int{}}, nil
@@ -142,7 +145,7 @@ type killer struct {
 }
 
 func (k *killer) Merge(ctx context.Context, path string) (store.MergeResult, error) {
-	if info, err := store.ReadTeacherShard(path); err == nil && len(info.Games) > 0 {
+	if info, err := shard.ReadTeacherShard(path); err == nil && len(info.Games) > 0 {
 		if k.merges++; k.merges == k.spec.KillAtMerge {
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		}
@@ -196,7 +199,7 @@ func specJSON(spec childSpec) string {
 func stored(t *testing.T, path string) ([]store.TeacherGame, store.Stats, []Record) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.OpenReadOnly(path)
+	db, err := sqlite.OpenReadOnly(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +305,7 @@ func TestResume(t *testing.T) {
 
 func mustDB(t *testing.T, path string) store.Store {
 	t.Helper()
-	db, err := store.Open(path, store.DefaultConfig(gomoku.Freestyle))
+	db, err := sqlite.Open(path, store.DefaultConfig(gomoku.Freestyle))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"ocvist/gomoku"
 	"ocvist/policy"
 	"ocvist/store"
+	"ocvist/store/sqlite"
 )
 
 // TestGateTooSmallForSPRT: a gate of 40 games cannot reach the SPRT's 30
@@ -23,7 +24,7 @@ import (
 func TestGateTooSmallForSPRT(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	db, err := store.Open(filepath.Join(dir, "l.db"), store.DefaultConfig(gomoku.Freestyle))
+	db, err := sqlite.Open(filepath.Join(dir, "l.db"), store.DefaultConfig(gomoku.Freestyle))
 	if err != nil {
 		t.Fatal(err)
 	}

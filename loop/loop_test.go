@@ -12,6 +12,7 @@ import (
 	"ocvist/gomoku"
 	"ocvist/policy"
 	"ocvist/store"
+	"ocvist/store/sqlite"
 )
 
 func smallConfig(seed uint64) Config {
@@ -33,7 +34,7 @@ func runSmall(t *testing.T, seed uint64, gens int) ([]store.TeacherGame, []Recor
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	db, err := store.Open(filepath.Join(dir, "l.db"), store.DefaultConfig(gomoku.Freestyle))
+	db, err := sqlite.Open(filepath.Join(dir, "l.db"), store.DefaultConfig(gomoku.Freestyle))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestNewRules(t *testing.T) {
 		{gomoku.Standard, gomoku.Freestyle, "loop: rule freestyle, but the database plays standard"},
 		{gomoku.Standard, gomoku.Standard, "loop: rule standard, but the start model was fitted for freestyle: start from a model fitted for standard"},
 	} {
-		db, err := store.Open(filepath.Join(dir, c.loop.String()+".db"), store.DefaultConfig(c.db))
+		db, err := sqlite.Open(filepath.Join(dir, c.loop.String()+".db"), store.DefaultConfig(c.db))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,7 +130,7 @@ func TestReproducible(t *testing.T) {
 	}
 	// FitValue (train value) fits generation 2's value model byte for
 	// byte as the loop did, and measures it alike.
-	db, err := store.OpenReadOnly(filepath.Join(d1, "l.db"))
+	db, err := sqlite.OpenReadOnly(filepath.Join(d1, "l.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

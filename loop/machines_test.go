@@ -16,6 +16,7 @@ import (
 	"ocvist/gomoku"
 	"ocvist/internal/pgtest"
 	"ocvist/store"
+	"ocvist/store/postgres"
 )
 
 // TestTwoMachines: acceptance point 3 of the issue (many machines). Two
@@ -69,7 +70,7 @@ func TestTwoMachines(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	db, err := store.OpenPG(ctx, u, store.DefaultConfig(gomoku.Freestyle))
+	db, err := postgres.Open(ctx, u, store.DefaultConfig(gomoku.Freestyle))
 	if err != nil {
 		t.Fatal(err)
 	}

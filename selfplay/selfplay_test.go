@@ -12,6 +12,7 @@ import (
 	"ocvist/canon"
 	"ocvist/gomoku"
 	"ocvist/store"
+	"ocvist/store/shard"
 )
 
 // fingerprint is the hash of 300 generation-0 games at seed (1, 2). A
@@ -217,7 +218,7 @@ func BenchmarkPlay(b *testing.B) {
 func BenchmarkPlayStored(b *testing.B) {
 	pl := New(Config{}, Uniform{}, store.Blacklist{})
 	rng := rand.New(rand.NewPCG(1, 1))
-	batch := store.NewBatch()
+	batch := shard.NewBatch()
 	dir := b.TempDir()
 	b.ReportAllocs()
 	for b.Loop() {

@@ -3,6 +3,19 @@
 // the games' totals, a merge ledger, run records and learning-loop
 // generations.
 //
+// # Packages
+//
+// Package store holds the domain: its types ([Game], [Record], [Stats],
+// [Config], [TeacherGame], [TeacherPlan], [Claim], [Generation], …), the
+// small interfaces callers use ([Store], [ModelStore], [LoopMember]) and
+// the errors they test with errors.Is; it has no SQL. Beside it: store/shard,
+// the run (shard) file format (Batch, writer, reader, teacher shards, the
+// sorted merges); store/sqlite (the DB of this documentation, "DB.Merge"
+// and so on) and store/postgres, the backends; store/backend, which opens
+// either by path or URL; store/internal/meta and store/internal/claim,
+// what both backends share (the meta keys, the loop's claim protocol).
+// Below, names such as DB, Open, Batch and run.go are those packages'.
+//
 // # Vocabulary
 //
 // A position is identified by its canonical key (package canon; opaque

@@ -2,8 +2,6 @@ package store
 
 import (
 	"errors"
-	"fmt"
-	"io/fs"
 	"ocvist/internal/field"
 )
 
@@ -68,22 +66,6 @@ type DamageError struct {
 func (e *DamageError) Error() string { return e.Err.Error() }
 func (e *DamageError) Unwrap() error { return e.Err }
 
-// damaged returns err, met reading the young run name of the database at
-// path, as a DamageError when it says the run is damaged (not for a
-// cancelled context or a failing disk, say); nil stays nil.
-func damaged(path, name string, err error) error {
-	var de *DamageError
-	switch {
-	case err == nil || errors.As(err, &de):
-		return err
-	case errors.Is(err, ErrCorrupt):
-		err = fmt.Errorf("young run %s: %w", name, err)
-	case errors.Is(err, ErrUnpublished):
-		err = fmt.Errorf("young run %s: %w: cut short (no seal at its end)", name, ErrCorrupt)
-	case errors.Is(err, ErrNotOcvist), errors.Is(err, ErrSchemaVersion), errors.Is(err, fs.ErrNotExist):
-		err = fmt.Errorf("young run %s: %w: %w", name, ErrCorrupt, err)
-	default:
-		return err
-	}
-	return &DamageError{Path: path, Run: name, Err: err}
-}
+// ErrServer: the PostgreSQL server cannot be reached or refused the
+// connection (wrong address, password, database), or went away.
+var ErrServer = errors.New("postgres server unavailable")

@@ -40,8 +40,6 @@ type Store interface {
 	Close() error
 }
 
-var _ Store = (*DB)(nil)
-
 // ModelStore is a store that keeps the model files of the learning loop's
 // generations, so that every machine feeding it can fetch the current
 // models (README.md, "One job on many machines"): *PG does; a SQLite database's

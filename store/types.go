@@ -98,10 +98,10 @@ func cmpEntry(a, b BlacklistEntry) int {
 	if c := cmp.Compare(a.ID, b.ID); c != 0 {
 		return c
 	}
-	return cmpMove(a.Move, b.Move)
+	return CompareMoves(a.Move, b.Move)
 }
 
-func cmpMove(a, b canon.Move) int {
+func CompareMoves(a, b canon.Move) int {
 	if c := cmp.Compare(a.X, b.X); c != 0 {
 		return c
 	}
@@ -124,14 +124,18 @@ func NewBlacklist(moves ...KeyMove) Blacklist {
 	for i, km := range moves {
 		es[i] = BlacklistEntry{canon.ID(km.Key), km.Move}
 	}
-	return blacklistOf(es)
+	return BlacklistOf(es)
 }
 
 // blacklistOf sorts es and removes duplicates; it takes ownership of es.
-func blacklistOf(es []BlacklistEntry) Blacklist {
+func BlacklistOf(es []BlacklistEntry) Blacklist {
 	slices.SortFunc(es, cmpEntry)
 	return Blacklist{slices.Compact(es)}
 }
+
+// Entries returns every blacklisted move, sorted by position id and
+// move; the slice aliases the blacklist and must not be modified.
+func (b Blacklist) Entries() []BlacklistEntry { return b.entries }
 
 // Len is the number of blacklisted moves.
 func (b Blacklist) Len() int { return len(b.entries) }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"ocvist/store"
+	"ocvist/store/backend"
 )
 
 // Snapshot is what the dashboard shows of one database at one time.
@@ -99,8 +100,8 @@ type sample struct {
 
 func newDBWatch(index int, path string, poll time.Duration) *dbWatch {
 	name := path
-	if store.IsURL(path) {
-		name = store.Redact(path)
+	if backend.IsURL(path) {
+		name = backend.Redact(path)
 	}
 	return &dbWatch{index: index, path: path, name: name, poll: poll}
 }
@@ -163,7 +164,7 @@ func (d *dbWatch) read1(ctx context.Context, now time.Time) error {
 	}
 	s := &d.snap
 	s.Games, s.BlackWins, s.WhiteWins, s.Draws, s.Bytes = t.Games, t.BlackWins, t.WhiteWins, t.Draws, t.Bytes
-	if !store.IsURL(d.path) {
+	if !backend.IsURL(d.path) {
 		s.Bytes += dirBytes(d.path + ".young") // the young runs, which Totals leaves out
 	}
 	s.Rule, s.Created = meta["rule"], meta["created"]
@@ -186,7 +187,7 @@ func (d *dbWatch) read1(ctx context.Context, now time.Time) error {
 // open opens the database read-only if it is not open, or reopens it if
 // its file was replaced; a file that vanished is an error.
 func (d *dbWatch) open(ctx context.Context) error {
-	if !store.IsURL(d.path) {
+	if !backend.IsURL(d.path) {
 		fi, err := os.Stat(d.path)
 		switch {
 		case errors.Is(err, os.ErrNotExist) && d.file != nil:
@@ -207,7 +208,7 @@ func (d *dbWatch) open(ctx context.Context) error {
 	if d.db != nil {
 		return nil
 	}
-	db, err := store.OpenReadOnlyAt(ctx, d.path)
+	db, err := backend.OpenReadOnlyAt(ctx, d.path)
 	if err != nil {
 		return err // store's errors name the operation and the file
 	}

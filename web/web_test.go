@@ -23,6 +23,10 @@ import (
 	"ocvist/patterns"
 	"ocvist/search"
 	"ocvist/store"
+	"ocvist/store/backend"
+	"ocvist/store/postgres"
+	"ocvist/store/shard"
+	"ocvist/store/sqlite"
 )
 
 // testNodes bounds the tests' searches: fast and deterministic.
@@ -364,12 +368,12 @@ func testGame(i int) store.Game {
 // addGames merges n games into the database at path (created if need be).
 func addGames(t testing.TB, path string, n int) {
 	t.Helper()
-	db, err := store.Open(path, store.DefaultConfig(gomoku.Freestyle))
+	db, err := sqlite.Open(path, store.DefaultConfig(gomoku.Freestyle))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	b := store.NewBatch()
+	b := shard.NewBatch()
 	for i := range n {
 		if err := b.Add(testGame(i)); err != nil {
 			t.Fatal(err)
@@ -387,7 +391,7 @@ func addGames(t testing.TB, path string, n int) {
 // addGeneration records generation gen with learning-loop details.
 func addGeneration(t testing.TB, path string, gen int, score float64) {
 	t.Helper()
-	db, err := store.Open(path, store.DefaultConfig(gomoku.Freestyle))
+	db, err := sqlite.Open(path, store.DefaultConfig(gomoku.Freestyle))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -477,11 +481,11 @@ func TestFlagsPublic(t *testing.T) {
 func TestDashboardPostgres(t *testing.T) {
 	ctx := context.Background()
 	u := pgtest.SchemaURL(t)
-	pg, err := store.OpenPG(ctx, u, store.DefaultConfig(gomoku.Freestyle))
+	pg, err := postgres.Open(ctx, u, store.DefaultConfig(gomoku.Freestyle))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := store.NewBatch()
+	b := shard.NewBatch()
 	for i := range 25 {
 		b.Add(testGame(i))
 	}
@@ -508,7 +512,7 @@ func TestDashboardPostgres(t *testing.T) {
 	if s.Error != "" || s.Games != 25 || len(s.Generations) != 1 || len(s.Models) != 1 || !s.Models[0].Ready || s.Models[0].Value != "stored" {
 		t.Fatalf("snapshot %+v", s)
 	}
-	if strings.Contains(s.Name, "password") || s.Name != store.Redact(u) {
+	if strings.Contains(s.Name, "password") || s.Name != backend.Redact(u) {
 		t.Errorf("name %q shows the URL unmasked", s.Name)
 	}
 	g := newGame(t, ts, `{"black":{"agent":"human"},"white":{"agent":"search","model":"0/1"}}`)

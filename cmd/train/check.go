@@ -7,6 +7,8 @@ import (
 	"io"
 
 	"ocvist/store"
+	"ocvist/store/backend"
+	"ocvist/store/sqlite"
 )
 
 const checkAbout = `
@@ -34,18 +36,18 @@ func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	if store.IsURL(*dbPath) {
+	if backend.IsURL(*dbPath) {
 		return errors.New("check: applies to SQLite database files only, not to a PostgreSQL URL (a server checks its own pages, and its young rows are plain table rows)")
 	}
 	if *repair {
 		return repairDB(ctx, *dbPath, stdout)
 	}
-	db, err := store.OpenReadOnly(*dbPath)
+	db, err := sqlite.OpenReadOnly(*dbPath)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	res, err := db.Check(ctx, store.CheckConfig{Quick: *quick})
+	res, err := db.Check(ctx, sqlite.CheckConfig{Quick: *quick})
 	if err != nil {
 		return err
 	}
@@ -61,7 +63,7 @@ func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // problemsError is check's error for the problems found: what repair
 // would do about them.
-func problemsError(db string, ps []store.Problem) error {
+func problemsError(db string, ps []sqlite.Problem) error {
 	repairable := 0
 	for _, p := range ps {
 		if p.Repairable {
@@ -79,7 +81,7 @@ func problemsError(db string, ps []store.Problem) error {
 
 // repairDB runs Repair and says what it did.
 func repairDB(ctx context.Context, path string, stdout io.Writer) error {
-	db, err := store.OpenExisting(path)
+	db, err := sqlite.OpenExisting(path)
 	if err != nil {
 		return err
 	}
@@ -119,7 +121,7 @@ func repairDB(ctx context.Context, path string, stdout io.Writer) error {
 }
 
 // droppedText describes a dropped young run.
-func droppedText(r store.DroppedRun) string {
+func droppedText(r sqlite.DroppedRun) string {
 	s := fmt.Sprintf("%d games (black %d, white %d, draws %d", r.Games, r.Black, r.White, r.Draws)
 	if r.Estimated {
 		s += ", shared out in proportion: the run's own results were never recorded"

@@ -7,11 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"ocvist/coordinator"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"ocvist/coordinator"
+	"ocvist/store/backend"
 
 	"ocvist/forest"
 	"ocvist/gomoku"
@@ -110,7 +112,7 @@ func fitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if fi, err := os.Stat(*model); err == nil && fi.IsDir() {
 		return usageError{fmt.Sprintf("-model %s is a directory", *model)}
 	}
-	db, err := store.OpenReadOnlyAt(ctx, *dbPath)
+	db, err := backend.OpenReadOnlyAt(ctx, *dbPath)
 	if err != nil {
 		return err
 	}

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"ocvist/agent"
-	"ocvist/coordinator"
-	"ocvist/openings"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"ocvist/agent"
+	"ocvist/coordinator"
+	"ocvist/openings"
+	"ocvist/store/backend"
 
 	"ocvist/arena"
 	"ocvist/patterns"
@@ -99,10 +101,10 @@ func runGenerations(ctx context.Context, cfg coordinator.Config, gens int, fc fi
 // lastGeneration returns the model of the last accepted generation ("" for
 // generation 0) and the number of the last generation recorded.
 func lastGeneration(ctx context.Context, cfg coordinator.Config) (model string, last int, err error) {
-	if _, err := os.Stat(cfg.DB); err != nil && !store.IsURL(cfg.DB) {
+	if _, err := os.Stat(cfg.DB); err != nil && !backend.IsURL(cfg.DB) {
 		return "", 0, nil
 	}
-	db, err := store.OpenAt(ctx, cfg.DB, store.DefaultConfig(cfg.Game.Rule))
+	db, err := backend.OpenAt(ctx, cfg.DB, store.DefaultConfig(cfg.Game.Rule))
 	if err != nil {
 		return "", 0, err
 	}
@@ -123,7 +125,7 @@ func lastGeneration(ctx context.Context, cfg coordinator.Config) (model string, 
 // nextGeneration fits generation g's model on the database, plays its gate
 // match against the previous policy and records the generation.
 func nextGeneration(ctx context.Context, cfg coordinator.Config, g int, fc fitConfig, gate gateConfig, path string, log io.Writer) (store.Generation, error) {
-	db, err := store.OpenAt(ctx, cfg.DB, store.DefaultConfig(cfg.Game.Rule))
+	db, err := backend.OpenAt(ctx, cfg.DB, store.DefaultConfig(cfg.Game.Rule))
 	if err != nil {
 		return store.Generation{}, err
 	}

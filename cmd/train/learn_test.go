@@ -5,12 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"ocvist/coordinator"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"ocvist/coordinator"
 
 	"ocvist/canon"
 	"ocvist/gomoku"

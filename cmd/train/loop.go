@@ -20,6 +20,7 @@ import (
 	"ocvist/loop"
 	"ocvist/policy"
 	"ocvist/store"
+	"ocvist/store/backend"
 )
 
 const loopAbout = `
@@ -86,7 +87,7 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *dir == "" {
 		*dir = modelsDir(*dbPath)
 	}
-	db, err := store.OpenAt(ctx, *dbPath, store.DefaultConfig(cfg.Rule))
+	db, err := backend.OpenAt(ctx, *dbPath, store.DefaultConfig(cfg.Rule))
 	if err != nil {
 		return err
 	}
@@ -103,7 +104,7 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	l.ShardRoot, l.Out, l.Backlog = coordinator.ShardDir(*dbPath), stderr, backlog
 	l.Log = func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
-	fmt.Fprintf(stderr, "train loop: %s, %s, %d workers, seed %d, models in %s\n", store.Redact(*dbPath), loopLimit(*gens, *duration), cfg.Workers, cfg.Seed, *dir)
+	fmt.Fprintf(stderr, "train loop: %s, %s, %d workers, seed %d, models in %s\n", backend.Redact(*dbPath), loopLimit(*gens, *duration), cfg.Workers, cfg.Seed, *dir)
 	lctx := ctx
 	if *duration > 0 {
 		var cancel context.CancelFunc
@@ -179,7 +180,7 @@ func gateWarning(g loop.Gate) string {
 // modelsDir is the default -models of the database at dbPath: beside a
 // SQLite file, data/loop.models for a PostgreSQL URL.
 func modelsDir(dbPath string) string {
-	if store.IsURL(dbPath) {
+	if backend.IsURL(dbPath) {
 		return filepath.Join("data", "loop.models")
 	}
 	return strings.TrimSuffix(dbPath, filepath.Ext(dbPath)) + ".models"

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"ocvist/store"
+	"ocvist/store/sqlite"
 )
 
 // smallLoop are the flags of a small, quick learning loop on two workers.
@@ -31,7 +32,7 @@ func teacherState(t *testing.T, db string) ([]store.TeacherGame, store.Stats) {
 }
 
 func readTeacherState(db string) ([]store.TeacherGame, store.Stats, error) {
-	d, err := store.OpenReadOnly(db)
+	d, err := sqlite.OpenReadOnly(db)
 	if err != nil {
 		return nil, store.Stats{}, err
 	}

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"ocvist/store"
+	"ocvist/store/shard"
+	"ocvist/store/sqlite"
 )
 
 // The test binary doubles as the train command (and so as its workers,
@@ -210,7 +212,7 @@ func rootGames(t *testing.T, db string) int64 {
 
 func integrity(t *testing.T, path string) {
 	t.Helper()
-	db, err := store.OpenReadOnly(path)
+	db, err := sqlite.OpenReadOnly(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,12 +321,12 @@ func TestKill9Resume(t *testing.T) {
 	before := stats(t, db).Games
 	var published int64
 	shards, _ := filepath.Glob(filepath.Join(shardDir, "job-*", "shard-*.run"))
-	d, err := store.OpenReadOnly(db)
+	d, err := sqlite.OpenReadOnly(db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range shards {
-		info, err := store.ReadShard(p)
+		info, err := shard.ReadShard(p)
 		if err != nil {
 			t.Fatal(err)
 		}

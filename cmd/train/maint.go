@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"ocvist/coordinator"
-	"ocvist/internal/field"
 	"os"
 	"strings"
 
+	"ocvist/coordinator"
+	"ocvist/internal/field"
 	"ocvist/store"
+	"ocvist/store/backend"
 )
 
 const mergeAbout = `
@@ -36,7 +37,7 @@ func mergeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if fs.NArg() == 0 {
 		return usageError{"merge: name at least one shard or database to merge (see -h)"}
 	}
-	db, err := openForMerge(*dbPath, fs.Arg(0))
+	db, err := backend.OpenForMerge(*dbPath, fs.Arg(0))
 	if err != nil {
 		return err
 	}
@@ -68,25 +69,6 @@ func mergeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// openForMerge opens the merge target, creating it with the configuration
-// of the first source when it does not exist yet.
-func openForMerge(target, firstSource string) (store.Store, error) {
-	if store.IsURL(target) {
-		if cfg, err := store.SourceConfig(firstSource); err == nil {
-			return store.OpenPG(context.Background(), target, cfg)
-		}
-		return store.OpenPGExisting(context.Background(), target)
-	}
-	if _, err := os.Stat(target); err == nil {
-		return store.OpenExisting(target)
-	}
-	cfg, err := store.SourceConfig(firstSource)
-	if err != nil {
-		return nil, err
-	}
-	return store.Open(target, cfg)
-}
-
 const pruneAbout = `
 Expire the database's young runs merged at least -age games ago: their
 positions still seen in fewer than -min games are dropped (their blacklisted
@@ -109,7 +91,7 @@ func pruneCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := c.Validate(); err != nil {
 		return usageError{"prune: " + field.Named(err, pruneFlags).Error()}
 	}
-	db, err := store.OpenExistingAt(ctx, *dbPath)
+	db, err := backend.OpenExistingAt(ctx, *dbPath)
 	if err != nil {
 		return err
 	}
@@ -163,7 +145,7 @@ func concludeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := c.Validate(); err != nil {
 		return usageError{"conclude: " + field.Named(err, concludeFlags).Error()}
 	}
-	db, err := store.OpenExistingAt(ctx, *dbPath)
+	db, err := backend.OpenExistingAt(ctx, *dbPath)
 	if err != nil {
 		return err
 	}
@@ -188,7 +170,7 @@ func statsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	db, err := store.OpenReadOnlyAt(ctx, *dbPath)
+	db, err := backend.OpenReadOnlyAt(ctx, *dbPath)
 	if err != nil {
 		return err
 	}
@@ -268,7 +250,7 @@ func exportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	db, err := store.OpenReadOnlyAt(ctx, *dbPath)
+	db, err := backend.OpenReadOnlyAt(ctx, *dbPath)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"ocvist/loop"
 	"ocvist/policy"
 	"ocvist/store"
+	"ocvist/store/backend"
 )
 
 const modelAbout = `
@@ -37,7 +38,7 @@ func modelCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := checkModelFlags(*dbPath, *gen, *role, *out, *list); err != nil {
 		return err
 	}
-	db, err := store.OpenReadOnlyAt(ctx, *dbPath)
+	db, err := backend.OpenReadOnlyAt(ctx, *dbPath)
 	if err != nil {
 		return err
 	}
@@ -65,7 +66,7 @@ func checkModelFlags(db, gen, role, out string, list bool) error {
 	switch {
 	case db == "":
 		return usageError{"model: give -db postgres://… (the database the loop records into)"}
-	case !store.IsURL(db):
+	case !backend.IsURL(db):
 		return usageError{fmt.Sprintf("model: -db %s is a SQLite file: its models are files already (the loop's -models directory); give a postgres:// URL", db)}
 	case list:
 		return nil

@@ -14,7 +14,7 @@ import (
 	"ocvist/data"
 	"ocvist/internal/pgtest"
 	"ocvist/loop"
-	"ocvist/store"
+	"ocvist/store/backend"
 )
 
 // TestPostgresRunAndLoop: a run against PostgreSQL stores exactly its
@@ -124,7 +124,7 @@ func checkModels(t *testing.T, dir, u string) {
 // currentGen is the loop's current generation as the database records it.
 func currentGen(t *testing.T, u string) int {
 	t.Helper()
-	db, err := store.OpenReadOnlyAt(context.Background(), u)
+	db, err := backend.OpenReadOnlyAt(context.Background(), u)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"ocvist/store"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"ocvist/store/backend"
 
 	"ocvist/loop"
 )
@@ -35,7 +36,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	default:
 		return usageError{fmt.Sprintf("report: -o %s: want a .png or .svg file", *out)}
 	}
-	db, err := store.OpenReadOnlyAt(ctx, *dbPath)
+	db, err := backend.OpenReadOnlyAt(ctx, *dbPath)
 	if err != nil {
 		return err
 	}

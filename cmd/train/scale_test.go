@@ -15,6 +15,8 @@ import (
 	"ocvist/gomoku"
 	"ocvist/selfplay"
 	"ocvist/store"
+	"ocvist/store/shard"
+	"ocvist/store/sqlite"
 )
 
 // trainIn runs the command in dir and returns its output and exit code.
@@ -83,7 +85,7 @@ func TestBlacklistSurvivesPrune(t *testing.T) {
 		t.Fatalf("blacklisted moves: %d after pruning, %d without (%d kept from pruned positions)", sp.Blacklisted, sk.Blacklisted, sp.PrunedBlack)
 	}
 	t.Logf("%d blacklisted moves of %d decisive games, %d of them in pruned positions", sp.Blacklisted, sp.BlackWins+sp.WhiteWins, sp.PrunedBlack)
-	db, err := store.OpenReadOnly(pruned)
+	db, err := sqlite.OpenReadOnly(pruned)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +201,7 @@ func TestFitDefaultsKeepModel(t *testing.T) {
 func TestRefuseShard(t *testing.T) {
 	dir := t.TempDir()
 	pl := selfplay.New(selfplay.Config{}, selfplay.Uniform{}, store.Blacklist{})
-	b := store.NewBatch()
+	b := shard.NewBatch()
 	rng := rand.New(rand.NewPCG(1, 1))
 	for range 20 {
 		if err := b.Add(pl.Play(rng)); err != nil {

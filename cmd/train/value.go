@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"ocvist/loop"
-	"ocvist/store"
+	"ocvist/store/backend"
 )
 
 const valueAbout = `
@@ -36,7 +36,7 @@ func valueCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := completeLoopConfig(&cfg, *rule, 1); err != nil {
 		return err
 	}
-	db, err := store.OpenReadOnlyAt(ctx, *dbPath)
+	db, err := backend.OpenReadOnlyAt(ctx, *dbPath)
 	if err != nil {
 		return err
 	}

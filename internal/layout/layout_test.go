@@ -124,14 +124,15 @@ func readmeGraph(t *testing.T) map[string][]string {
 // external is, for each package that imports other modules, the ones it
 // may import (by prefix).
 var external = map[string]string{
-	"forest":      "gonum.org/v1/gonum/",
-	"policy":      "gonum.org/v1/gonum/",
-	"store":       "github.com/mattn/go-sqlite3 github.com/jackc/pgx/",
-	"coordinator": "",
-	"loop":        "gonum.org/v1/gonum/",
-	"web":         "",
-	"cmd/train":   "gonum.org/v1/gonum/ gonum.org/v1/plot",
-	"cmd/play":    "",
+	"forest":         "gonum.org/v1/gonum/",
+	"policy":         "gonum.org/v1/gonum/",
+	"store/sqlite":   "github.com/mattn/go-sqlite3",
+	"store/postgres": "github.com/jackc/pgx/",
+	"coordinator":    "",
+	"loop":           "gonum.org/v1/gonum/",
+	"web":            "",
+	"cmd/train":      "gonum.org/v1/gonum/ gonum.org/v1/plot",
+	"cmd/play":       "",
 	// the tests' fresh schemas (SchemaURL); only tests import it
 	"internal/pgtest": "github.com/jackc/pgx/",
 }
@@ -169,7 +170,7 @@ func TestDependencies(t *testing.T) {
 			t.Errorf("%s depends on internal/pgtest, which only tests may use", path)
 		}
 		if slices.Contains(lower, path) {
-			for _, q := range []string{"store", "coordinator", "loop", "selfplay", "forest", "policy", "search", "arena", "web"} {
+			for _, q := range []string{"store", "store/shard", "store/sqlite", "store/postgres", "store/backend", "coordinator", "loop", "selfplay", "forest", "policy", "search", "arena", "web"} {
 				if d[q] {
 					t.Errorf("%s depends on %s", path, q)
 				}
