@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"ocvist/gomoku"
@@ -242,5 +243,45 @@ func TestRenjuUnblockableFour(t *testing.T) {
 	}
 	if MatePlies(res.Score) >= 0 || pos.Forbidden(res.Move) {
 		t.Fatalf("Black plays %v (%s, score %d); want a legal move and the loss announced", res.Move, res.Reason, res.Score)
+	}
+}
+
+// TestRenjuOpenFourLineLeavesPosition: White makes an open four one of
+// whose five-points is forbidden to Black. The root rule's line blocks at
+// a point Black may play and the search leaves the position as it found it
+// (the line's block used to fail on the forbidden point and its two Undos
+// took away a stone of the game: a renju teacher's record lost a move).
+func TestRenjuOpenFourLineLeavesPosition(t *testing.T) {
+	pos := patterns.NewPosition(gomoku.Options{Rule: gomoku.Renju})
+	for _, m := range strings.Fields("i8 k6 i9 j5 h9 j6 j9 k9 g10 j7 j8 i6 f9 g9 l6 k7 k8 j3 j4 l8 f11 e12 h8 g8 i5 n10 m9 h7 k4") {
+		q, err := gomoku.ParsePoint(m)
+		must(t, err)
+		must(t, pos.Play(q))
+	}
+	b := pos.Board()
+	stones, hash := b.Stones(), b.Hash()
+	forbidden := 0
+	for q := range pos.Set(patterns.MakesWin, gomoku.White).All() {
+		must(t, pos.Play(q))
+		for f := range pos.Set(patterns.MakesFive, gomoku.White).All() {
+			if pos.Forbidden(f) {
+				forbidden++
+			}
+		}
+		pos.Undo()
+	}
+	if forbidden == 0 {
+		t.Fatal("the position lost its point: no open four of White's has a five-point forbidden to Black")
+	}
+	res, err := New(DefaultConfig()).Search(context.Background(), pos, Limits{Nodes: 3000})
+	must(t, err)
+	if b.Stones() != stones || b.Hash() != hash {
+		t.Fatalf("the search changed the position: %d stones, hash %x; it had %d, %x", b.Stones(), b.Hash(), stones, hash)
+	}
+	if res.Reason != "makes an open four" || len(res.PV) != 3 {
+		t.Fatalf("result %q, line %v: want the open four's line", res.Reason, res.PV)
+	}
+	if why := refereeLine(b, res.PV); why != "" {
+		t.Fatalf("line %v: %s", res.PV, why)
 	}
 }

@@ -103,15 +103,25 @@ func (s *Searcher) threatBudgets() (vcfNodes, vctNodes int) {
 }
 
 // openFourLine is the line after q, a move that leaves two five-points:
-// q, the block of the first, the five at another.
+// q, the block of the first five-point the opponent may play, the five at
+// another. It leaves the position as it found it.
 func (s *Searcher) openFourLine(q gomoku.Point) []gomoku.Point {
 	p := s.pos
 	me := p.Board().ToMove()
-	p.Play(q)
-	block := p.Set(patterns.MakesFive, me).First()
-	p.Play(block)
+	if p.Play(q) != nil {
+		return []gomoku.Point{q}
+	}
+	defer p.Undo()
+	// Under Renju Black may block neither five-point (both forbidden): it
+	// plays any legal move, and the five follows all the same.
+	block := s.legal(me.Other(), p.Set(patterns.MakesFive, me)).First()
+	if block == gomoku.NoPoint {
+		block = s.legal(me.Other(), p.Board().CandidateSet()).First()
+	}
+	if block == gomoku.NoPoint || p.Play(block) != nil {
+		return []gomoku.Point{q}
+	}
 	five := p.Set(patterns.MakesFive, me).First()
-	p.Undo()
 	p.Undo()
 	return []gomoku.Point{q, block, five}
 }
