@@ -26,18 +26,18 @@ type Snapshot struct {
 	Time  time.Time `json:"time"`
 	// Error says why the database could not be read (missing, vanished,
 	// not Ocvist's); the figures are then those of the last good read.
-	Error       string       `json:"error,omitempty"`
-	Rule        string       `json:"rule"`
-	Created     string       `json:"created"`
-	Games       int64        `json:"games"`
-	BlackWins   int64        `json:"black_wins"`
-	WhiteWins   int64        `json:"white_wins"`
-	Draws       int64        `json:"draws"`
-	Bytes       int64        `json:"bytes"`
-	Rate        float64      `json:"games_per_s"` // over the last RateWindow
-	Runs        []Run        `json:"runs"`
-	Generations []Generation `json:"generations"`
-	Models      []ModelEntry `json:"models"`
+	Error       string             `json:"error,omitempty"`
+	Rule        string             `json:"rule"`
+	Created     string             `json:"created"`
+	Games       int64              `json:"games"`
+	BlackWins   int64              `json:"black_wins"`
+	WhiteWins   int64              `json:"white_wins"`
+	Draws       int64              `json:"draws"`
+	Bytes       int64              `json:"bytes"`
+	Rate        float64            `json:"games_per_s"` // over the last RateWindow
+	Runs        []Run              `json:"runs"`
+	Generations []store.Generation `json:"generations"`
+	Models      []ModelEntry       `json:"models"`
 }
 
 // RateWindow is the span over which Snapshot.Rate is measured.
@@ -49,23 +49,6 @@ type Run struct {
 	Seed    string          `json:"seed"`
 	Started string          `json:"started"`
 	Config  json.RawMessage `json:"config"`
-}
-
-// Generation is a learning-loop generation as "train stats -json" prints
-// it (cmd/train's generationJSON, the same fields and names).
-type Generation struct {
-	Gen        int             `json:"gen"`
-	Games      int64           `json:"games"`
-	Rows       int64           `json:"rows"`
-	FitSeconds float64         `json:"fit_seconds"`
-	AUC        float64         `json:"auc"`
-	Score      float64         `json:"score"`
-	ScoreLow   float64         `json:"score_low"`
-	ScoreHigh  float64         `json:"score_high"`
-	Model      string          `json:"model"`
-	Seed       int64           `json:"seed"`
-	Created    string          `json:"created"`
-	Details    json.RawMessage `json:"details,omitempty"`
 }
 
 // ModelEntry is a generation's model that the page can play against.
@@ -169,7 +152,7 @@ func (d *dbWatch) read1(ctx context.Context, now time.Time) error {
 	}
 	s.Rule, s.Created = meta["rule"], meta["created"]
 	s.Runs = runsOf(meta)
-	s.Generations = generationsOf(gens)
+	s.Generations = append([]store.Generation{}, gens...) // [] rather than null
 	if s.Models, err = d.modelsOf(ctx, gens); err != nil {
 		return fmt.Errorf("database %s: models: %w", d.name, err)
 	}
@@ -233,17 +216,6 @@ func runsOf(meta map[string]string) []Run {
 	}
 	sort.Slice(runs, func(i, j int) bool { return runs[i].N < runs[j].N })
 	return runs
-}
-
-func generationsOf(gens []store.Generation) []Generation {
-	out := make([]Generation, len(gens))
-	for i, g := range gens {
-		out[i] = Generation{g.Gen, g.Games, g.Rows, g.FitSeconds, g.AUC, g.Score, g.ScoreLow, g.ScoreHigh, g.Model, g.Seed, g.Created, nil}
-		if g.Details != "" && json.Valid([]byte(g.Details)) {
-			out[i].Details = json.RawMessage(g.Details)
-		}
-	}
-	return out
 }
 
 // modelsOf lists the generations' models: for SQLite the files the

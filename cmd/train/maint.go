@@ -186,8 +186,8 @@ func statsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(struct {
 			store.Stats
-			GenerationList []generationJSON `json:"generation_list"`
-		}{st, generationsJSON(gens)})
+			GenerationList []store.Generation `json:"generation_list"`
+		}{st, append([]store.Generation{}, gens...)})
 	}
 	fmt.Fprintf(stdout, "database        %s\nrule            %s\nkey version     %d\nschema version  %d\n",
 		*dbPath, st.Rule, st.KeyVersion, st.SchemaVersion)
@@ -205,36 +205,6 @@ func statsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	return nil
-}
-
-// generationJSON is a generation as "stats -json" prints it.
-type generationJSON struct {
-	Gen        int     `json:"gen"`
-	Games      int64   `json:"games"`
-	Rows       int64   `json:"rows"`
-	FitSeconds float64 `json:"fit_seconds"`
-	AUC        float64 `json:"auc"`
-	Score      float64 `json:"score"`
-	ScoreLow   float64 `json:"score_low"`
-	ScoreHigh  float64 `json:"score_high"`
-	Model      string  `json:"model"`
-	Seed       int64   `json:"seed"`
-	Created    string  `json:"created"`
-	// Details are the learning loop's measurements (loop.Record): the
-	// fitted models' top-1 and AUC on held-out games, samples, the gate's
-	// test and the anchors' Elo.
-	Details json.RawMessage `json:"details,omitempty"`
-}
-
-func generationsJSON(gens []store.Generation) []generationJSON {
-	out := make([]generationJSON, len(gens))
-	for i, g := range gens {
-		out[i] = generationJSON{g.Gen, g.Games, g.Rows, g.FitSeconds, g.AUC, g.Score, g.ScoreLow, g.ScoreHigh, g.Model, g.Seed, g.Created, nil}
-		if g.Details != "" {
-			out[i].Details = json.RawMessage(g.Details)
-		}
-	}
-	return out
 }
 
 const exportAbout = `Write every (position, move) statistic as CSV, grouped by position (in the
