@@ -185,6 +185,6 @@ func BenchmarkYoungRead(b *testing.B) {
 			r.Close()
 		}
 	}
-	b.Run("db", func(b *testing.B) { readAll(b, func() (*shard.Reader, error) { return s.run(0) }) })
+	b.Run("db", func(b *testing.B) { readAll(b, func() (*shard.Reader, error) { return s.set.Open(0) }) })
 	b.Run("file", func(b *testing.B) { readAll(b, func() (*shard.Reader, error) { return shard.Open(file) }) })
 }

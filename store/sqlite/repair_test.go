@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -12,6 +13,7 @@ import (
 
 	"ocvist/store"
 	"ocvist/store/shard"
+	"ocvist/store/sqlite/internal/young"
 )
 
 // TestRepairHealthy: Repair of a healthy database finds and changes
@@ -53,18 +55,18 @@ type damageCase struct {
 
 var damageCases = []damageCase{
 	{"CutChunk", func(t *testing.T, db *sql.DB, run string) {
-		mustExec(t, db, "UPDATE young_data SET data = substr(data, 1, 1000) WHERE run = ? AND off = ?", run, youngChunk)
+		mustExec(t, db, "UPDATE young_data SET data = substr(data, 1, 1000) WHERE run = ? AND off = ?", run, young.Chunk)
 	}},
 	{"LastChunkGone", func(t *testing.T, db *sql.DB, run string) {
 		mustExec(t, db, "DELETE FROM young_data WHERE run = ? AND off = (SELECT max(off) FROM young_data WHERE run = ?)", run, run)
 	}},
 	{"FlippedBit", func(t *testing.T, db *sql.DB, run string) {
 		var b []byte
-		if err := db.QueryRow("SELECT data FROM young_data WHERE run = ? AND off = ?", run, youngChunk).Scan(&b); err != nil {
+		if err := db.QueryRow("SELECT data FROM young_data WHERE run = ? AND off = ?", run, young.Chunk).Scan(&b); err != nil {
 			t.Fatal(err)
 		}
 		b[len(b)/2] ^= 0x10
-		mustExec(t, db, "UPDATE young_data SET data = ? WHERE run = ? AND off = ?", b, run, youngChunk)
+		mustExec(t, db, "UPDATE young_data SET data = ? WHERE run = ? AND off = ?", b, run, young.Chunk)
 	}},
 	{"BytesGone", func(t *testing.T, db *sql.DB, run string) {
 		mustExec(t, db, "DELETE FROM young_data WHERE run = ?", run)
@@ -114,15 +116,15 @@ func buildRepairDB(t *testing.T, path, dir string, skip uint64) string {
 // youngBorn lists the young runs' (born, games), sorted.
 func youngBorn(t *testing.T, d *DB) [][2]int64 {
 	t.Helper()
-	runs, err := listYoung(context.Background(), d.db)
+	runs, err := young.List(context.Background(), d.db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out [][2]int64
 	for _, r := range runs {
-		out = append(out, [2]int64{r.born, r.games})
+		out = append(out, [2]int64{r.Born, r.Games})
 	}
-	slices.SortFunc(out, func(a, b [2]int64) int { return cmpInt(a[0], b[0]) })
+	slices.SortFunc(out, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
 	return out
 }
 

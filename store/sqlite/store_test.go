@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -366,47 +364,4 @@ func dirHash(t testing.TB, dir string) string {
 		t.Fatal(err)
 	}
 	return b.String()
-}
-
-// TestIDIndex checks the index's sorted merge updates against a map:
-// random sorted streams of ids (repeats included, as two keys of one id
-// give) take and put values.
-func TestIDIndex(t *testing.T) {
-	x, ref := &idIndex{}, map[int64]int64{}
-	var spare []idSlot
-	rng := rand.New(rand.NewPCG(5, 5))
-	for round := range 200 {
-		ids := make([]int64, rng.IntN(500))
-		for i := range ids {
-			ids[i] = rng.Int64N(2000) - 1000
-		}
-		slices.Sort(ids)
-		c := x.cursor(spare)
-		for _, id := range ids {
-			if got := c.take(id); got != ref[id] {
-				t.Fatalf("round %d: take %d = %d, want %d", round, id, got, ref[id])
-			}
-			v := rng.Int64N(4) - 1 // promoted, absent or a count
-			c.put(id, v)
-			if v == 0 {
-				delete(ref, id)
-			} else {
-				ref[id] = v
-			}
-		}
-		next, old := c.done()
-		*x, spare = next, old
-		var mature int64
-		for id, v := range ref {
-			if x.get(id) != v {
-				t.Fatalf("round %d: get %d = %d, want %d", round, id, x.get(id), v)
-			}
-			if v == promoted {
-				mature++
-			}
-		}
-		if x.len() != len(ref) || x.mature != mature || !slices.IsSortedFunc(x.s, func(a, b idSlot) int { return cmpInt(a.id, b.id) }) {
-			t.Fatalf("round %d: %d entries (%d promoted), want %d (%d)", round, x.len(), x.mature, len(ref), mature)
-		}
-	}
 }
