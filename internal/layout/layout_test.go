@@ -148,7 +148,8 @@ var lower = []string{"gomoku", "canon", "patterns", "agent", "gomocup", "termina
 // module packages README.md's Layout draws for it (so the drawing is the
 // graph, with no edge missing or extra), the other modules listed in
 // external, and nothing forbidden: only commands use internal/cli and
-// terminal, no library uses a command, internal/pgtest is for tests, and
+// terminal, no library uses a command, internal/pgtest and store/storetest
+// are for tests, and
 // the lower packages never reach the training job, the store or gonum.
 func TestDependencies(t *testing.T) {
 	pkgs := load(t)
@@ -168,8 +169,10 @@ func TestDependencies(t *testing.T) {
 			}
 		}
 		d := deps(pkgs, path)
-		if d["internal/pgtest"] {
-			t.Errorf("%s depends on internal/pgtest, which only tests may use", path)
+		for _, q := range onlyTests {
+			if d[q] {
+				t.Errorf("%s depends on %s, which only tests may use", path, q)
+			}
 		}
 		if slices.Contains(lower, path) {
 			for _, q := range []string{"store", "store/shard", "store/sqlite", "store/postgres", "store/backend", "coordinator", "loop", "selfplay", "forest", "policy", "search", "arena", "web"} {
@@ -204,6 +207,10 @@ func TestDependencies(t *testing.T) {
 
 // onlyCommands are the packages that only commands may import.
 var onlyCommands = []string{"internal/cli", "terminal"}
+
+// onlyTests are the packages of helpers for tests, which no package's
+// non-test files may reach.
+var onlyTests = []string{"internal/pgtest", "store/storetest"}
 
 // forbidden are the package-level names a library must not use: printing,
 // exiting, the process's standard streams and signals.
