@@ -5,16 +5,27 @@
 //
 // # Packages
 //
-// Package store holds the domain: its types ([Game], [Record], [Stats],
+// Package store is the domain: its types ([Game], [Record], [Stats],
 // [Config], [TeacherGame], [TeacherPlan], [Claim], [Generation], …), the
 // small interfaces callers use ([Store], [ModelStore], [LoopMember]) and
-// the errors they test with errors.Is; it has no SQL. Beside it: store/shard,
-// the run (shard) file format (Batch, writer, reader, teacher shards, the
-// sorted merges); store/sqlite (the DB of this documentation, "DB.Merge"
-// and so on) and store/postgres, the backends; store/backend, which opens
-// either by path or URL; store/internal/meta and store/internal/claim,
-// what both backends share (the meta keys, the loop's claim protocol).
-// Below, names such as DB, Open, Batch and run.go are those packages'.
+// the errors they test with errors.Is; it has no SQL and no file format.
+// Beside it:
+//
+//   - store/shard: the run (shard) file format, its one home: Batch,
+//     the writer, the reader, teacher shards and the sorted merges.
+//   - store/sqlite: the SQLite backend (the default; *sqlite.DB), with
+//     its young tier in store/sqlite/internal/young and the driver's
+//     errors in store/sqlite/internal/sqlerr; check and repair are its
+//     own.
+//   - store/postgres: the PostgreSQL backend (*postgres.DB), for one job
+//     on many machines; it also stores models ([ModelStore]).
+//   - store/backend: the one place that opens either, by path or URL.
+//   - store/internal/meta and store/internal/claim: what both backends
+//     share (the reserved meta keys, the loop's claim protocol).
+//   - store/storetest: the backends' shared test helpers (tests only).
+//
+// Below, "a backend" is either; names such as Merge and Prune are the
+// [Store] methods both implement, and sqlite.DB's where only it has them.
 //
 // # Vocabulary
 //
@@ -37,30 +48,32 @@
 // store's merges slowed as its B-tree grew. So rows that will be pruned
 // never enter a B-tree:
 //
-//   - Workers [Batch] games in memory (appending records, no hashing) and
-//     publish them with [Batch.WriteShard] as a sealed run file: positions
-//     sorted by id, key text stored once per position and packed (about a
-//     byte a stone), a footer with the totals, a CRC-32C and a trailer.
-//     The format is versioned (format 2 added the learning loop's teacher
-//     games, record type 3, in teacher shards); see run.go.
-//   - [DB.Merge] reads a sealed run once (checksum, order, counts) and, as
-//     it reads it, copies its bytes into the database as a young run (in
-//     young_data, 256 KiB chunks), and records it in young_runs, the
+//   - Workers batch games in memory (shard.Batch: appending records, no
+//     hashing) and publish them (Batch.WriteShard) as a sealed run file:
+//     positions sorted by id, key text stored once per position and packed
+//     (about a byte a stone), a footer with the totals, a CRC-32C and a
+//     trailer. The format is versioned (format 2 added the learning loop's
+//     teacher games, record type 3, in teacher shards); store/shard's
+//     run.go specifies it.
+//   - Merge (SQLite) reads a sealed run once (checksum, order, counts)
+//     and, as it reads it, copies its bytes into the database as a young
+//     run (in young_data, 256 KiB chunks), and records it in young_runs, the
 //     totals and the ledger, in one transaction: its cost is the shard's,
 //     not the database's. While reading it, it updates the writer's index
 //     (a sorted array of position ids, updated by a merge join): a
-//     position seen in prune_min games is promoted.
-//   - [DB.Prune] expires the young runs merged at least Age games ago (in
+//     position seen in prune_min games is promoted. PostgreSQL appends the
+//     shard's rows to its young table by COPY instead.
+//   - Prune expires the young runs merged at least Age games ago (in
 //     the database's game count), in batches: one k-way merge of them moves
-//     the rows of promoted positions into the SQLite moves table (one
+//     the rows of promoted positions into the moves table (one
 //     upsert per position and batch) and drops the others, keeping their
 //     blacklisted moves by position id in the blacklist table; the expired
 //     runs' rows and bytes are deleted in the same transaction. What is
 //     dropped depends only on ages and counts, never on when Prune ran.
-//   - Readers ([DB.Stats], [DB.Export], [DB.ScanMoves], [DB.Blacklist],
-//     [DB.Conclude]) see the whole database: a k-way merge of the moves
-//     table and every young run, adding counts (a promoted position may
-//     have rows in both until its runs expire).
+//   - Readers (Stats, Export, ScanMoves, Blacklist, Conclude) see the
+//     whole database: a k-way merge of the moves table and every young
+//     run, adding counts (a promoted position may have rows in both until
+//     its runs expire).
 //
 // Figures (2 cores shared with other work, so rates vary by tens of
 // percent between runs; CPU shares are steadier): with 2 workers the
@@ -76,15 +89,15 @@
 // the blacklist grows by about one move per decisive game: 16 bytes a move
 // in a worker's memory, about 20 on disk, so 16–20 MB per million games.
 // Storing young runs in the file instead of beside it (schema 5) costs a
-// merge the writing of the shard's bytes: BenchmarkMerge's 5,000-game
+// merge the writing of the shard's bytes: store/sqlite's BenchmarkMerge's 5,000-game
 // shard (5 MB) took 35 ms instead of 18 (medians of 4 interleaved runs),
 // about 3.5 µs a game; BenchmarkPrune 145 ms instead of 126; a reader
 // takes about 0.6 ms more per MB of young run (BenchmarkYoungRead: 7.9
 // against 5.0 ms for a 5 MB run read from a file).
 //
-// # One file
+// # One file (SQLite)
 //
-// A database is its one SQLite file: the young runs are inside it, so a
+// A SQLite database is its one file: the young runs are inside it, so a
 // copy of the file (cp a.db b.db) is the whole database, once no job is
 // writing it (a writer's transaction is in the file and its -journal until
 // it commits; after a crash, the next open rolls the journal back). Beside
@@ -95,58 +108,69 @@
 // migration 5 copies the folder's runs into the file, in its transaction,
 // and then removes the folder; a read-only open reads them in the folder.
 //
-// [DB.Check] verifies a database without changing it: SQLite's integrity
-// check, every young run read through against its row, the runs' game
-// ranges, the totals and the ledger. A reader that meets a young run it
-// cannot read returns a [DamageError]; [DB.Repair] takes such runs out as
-// if they had never been merged (their games off the totals, their
-// sources out of the ledger, so that they can be merged again) and says
-// what it dropped.
+// sqlite.DB.Check verifies a database without changing it: SQLite's
+// integrity check, every young run read through against its row, the
+// runs' game ranges, the totals and the ledger. A reader that meets a
+// young run it cannot read returns a [DamageError]; sqlite.DB.Repair takes
+// such runs out as if they had never been merged (their games off the
+// totals, their sources out of the ledger, so that they can be merged
+// again) and says what it dropped.
 //
 // # Use
 //
-// A worker: [NewBatch], [Batch.Add] per game, [Batch.WriteShard] every few
-// thousand games. The learning loop's teacher games take the same path: a
-// worker publishes them with [WriteTeacherShard] (run format 2, kind T),
-// and [DB.Merge] adds them to teacher_games, once per (generation, game),
-// with the ledger row in the same transaction; they are never pruned. The
-// loop's members claim blocks of a generation's games ([DB.JoinLoop],
-// [LoopMember.Claim]; see claims.go), so that no game is played twice
-// while its player lives, on one machine or many. The coordinator: [Open] (one writer per database: a flock
-// on DB.lock, refused at once with [ErrInUse] and released when the process
-// dies), [DB.Merge] per published shard, [DB.Prune] now and then and at the
-// end, [DB.Conclude]. Readers: [OpenReadOnly], which never writes or
-// creates a file, so a database can be read in a read-only directory and
-// beside a running job (a reader rolls back a crashed writer's journal if
-// no writer is running). [DB.ExportRun] writes a database's state as a
-// sealed export that Merge accepts anywhere, exactly once.
-//
-// [Store] lists the operations a backend provides; *DB is the SQLite one.
-// Run files and Batch are backend-neutral, so a PostgreSQL backend (issue
-// 13) implements Merge of the same sealed runs, with its ledger row in the
-// same transaction, and the same reads.
+// A worker: shard.NewBatch, Batch.Add per game, Batch.WriteShard every
+// few thousand games. The learning loop's teacher games take the same
+// path: a worker publishes them with shard.WriteTeacherShard (run format
+// 2, kind T), and Merge adds them to the teacher games, once per
+// (generation, game), with the ledger row in the same transaction; they
+// are never pruned. The loop's members claim blocks of a generation's
+// games (Store.JoinLoop, [LoopMember.Claim]; the protocol is
+// store/internal/claim's), so that no game is played twice while its
+// player lives, on one machine or many. The coordinator opens its store
+// through store/backend (one writer per SQLite database: a flock on
+// DB.lock, refused at once with [ErrInUse] and released when the process
+// dies), then calls Merge per published shard, Prune now and then and at
+// the end, and Conclude. Readers open read-only (backend.OpenReadOnlyAt),
+// which for SQLite never writes or creates a file, so a database can be
+// read in a read-only directory and beside a running job (a reader rolls
+// back a crashed writer's journal if no writer is running). ExportRun
+// writes a database's state as a sealed export that Merge accepts
+// anywhere (either backend), exactly once.
 //
 // A database records the rule, key version, board size and schema version
-// it was created with; [Open] and [DB.Merge] refuse, with a sentinel error
+// it was created with; opening it and Merge refuse, with a sentinel error
 // and without modifying anything, a file that is not an Ocvist database
 // ([ErrNotOcvist]), a run file where a database is wanted ([ErrShard]), one
 // of another rule ([ErrRuleMismatch]), key version ([ErrKeyVersion]),
 // board size ([ErrBoardSize]) or a newer schema or run format
 // ([ErrSchemaVersion]); a damaged file gives [ErrCorrupt], a damaged young
-// run a [DamageError] (which wraps ErrCorrupt). [Open] migrates an older
-// schema in place; a merge source must be of this schema or of schema 4.
+// run a [DamageError] (which wraps ErrCorrupt). Opening for writing
+// migrates an older schema in place; a SQLite merge source must be of the
+// current schema or of schema 4.
 //
 // # Contract
 //
-// The package never prints, exits or starts goroutines. Every public operation
-// is one transaction: it happens entirely or not at all (a young run's
-// bytes are written in the transaction that records it). A
-// [DB] is safe for use by several goroutines of one process; its methods
-// run one at a time. Errors start with "store: ", name the operation and
-// the object, and wrap a sentinel where the condition is expected (test
-// with errors.Is).
+// The store packages never print, exit or start goroutines. Every public
+// operation is one transaction: it happens entirely or not at all (a young
+// run's bytes are written in the transaction that records it). A backend's
+// DB is safe for use by several goroutines of one process (SQLite's
+// methods run one at a time). Errors start with "store: ", name the
+// operation and the object, and wrap a sentinel where the condition is
+// expected (test with errors.Is).
 //
-// # Schema (version 6; migrations embedded from migrations/*.sql)
+// # Formats and where each is specified
+//
+//   - The canonical key and its packed form: package canon (the key
+//     version is recorded in every database and run file).
+//   - The run file (shards, exports, young runs, teacher shards) and the
+//     teacher games' plies: store/shard (run.go, teachercodec.go), with
+//     its format version.
+//   - The SQLite schema: store/sqlite/migrations/*.sql, embedded and
+//     recorded in schema_migrations; summarised below.
+//   - The PostgreSQL schema: store/postgres/migrations/*.sql, likewise.
+//   - The meta table's reserved keys: store/internal/meta.
+//
+// # SQLite schema (version 6; store/sqlite/migrations/*.sql)
 //
 // SQLite with a rollback journal (writes are few and large; a database
 // without a WAL can be read from a read-only directory) and PRAGMA
@@ -160,7 +184,7 @@
 //	    (RFC 3339 UTC), db_id (random hex), kind ("db"), state (a new random
 //	    id at every change: what a merge ledger records of a database),
 //	    prune_min (the promotion threshold); other keys are free-form run
-//	    records (seed, config JSON) set with [DB.SetMeta].
+//	    records (seed, config JSON) set with SetMeta.
 //	moves(pid INTEGER, key TEXT, mx INTEGER, my INTEGER, wsum INTEGER,
 //	      games INTEGER, blacklisted INTEGER,
 //	      PRIMARY KEY(pid, key, mx, my)) WITHOUT ROWID
@@ -173,7 +197,7 @@
 //	    of its games (NULL: unknown, for a run cut short before migration
 //	    5 read them).
 //	young_data(run TEXT, off INTEGER, data BLOB, PRIMARY KEY(run, off))
-//	    the young runs' bytes (run files, see run.go), in chunks of up to
+//	    the young runs' bytes (run files), in chunks of up to
 //	    256 KiB at offset off.
 //	blacklist(pid INTEGER, mx INTEGER, my INTEGER,
 //	          PRIMARY KEY(pid, mx, my)) WITHOUT ROWID
@@ -195,7 +219,7 @@
 //	              moves BLOB, teacher BLOB, plies BLOB,
 //	              PRIMARY KEY(gen, game)) WITHOUT ROWID
 //	    the learning loop's games, see [TeacherGame]: points one byte each
-//	    (y·15+x), plies as teacher.go encodes them (empty before schema 6).
+//	    (y·15+x), plies as store/shard encodes them (empty before schema 6).
 //	teacher_plans(gen INTEGER PRIMARY KEY, games, block, recipe TEXT, created)
 //	teacher_claims(gen INTEGER, block INTEGER, member INTEGER, claimed TEXT,
 //	               PRIMARY KEY(gen, block)) WITHOUT ROWID
@@ -203,6 +227,6 @@
 //	    each block; see [TeacherPlan], [LoopMember].
 //
 // Shard files are named shard-<id>.run when sealed and .shard-<id>.run.tmp
-// while being written; an unsealed file is never merged ([CleanTemp]
-// removes those left by a crash).
+// while being written; an unsealed file is never merged
+// (shard.CleanTemp removes those left by a crash).
 package store

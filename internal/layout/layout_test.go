@@ -124,15 +124,17 @@ func readmeGraph(t *testing.T) map[string][]string {
 // external is, for each package that imports other modules, the ones it
 // may import (by prefix).
 var external = map[string]string{
-	"forest":         "gonum.org/v1/gonum/",
-	"policy":         "gonum.org/v1/gonum/",
-	"store/sqlite":   "github.com/mattn/go-sqlite3",
-	"store/postgres": "github.com/jackc/pgx/",
-	"coordinator":    "",
-	"loop":           "gonum.org/v1/gonum/",
-	"web":            "",
-	"cmd/train":      "gonum.org/v1/gonum/ gonum.org/v1/plot",
-	"cmd/play":       "",
+	"forest":       "gonum.org/v1/gonum/",
+	"policy":       "gonum.org/v1/gonum/",
+	"store/sqlite": "github.com/mattn/go-sqlite3",
+	// the driver's error codes, which the backend and its young tier map
+	"store/sqlite/internal/sqlerr": "github.com/mattn/go-sqlite3",
+	"store/postgres":               "github.com/jackc/pgx/",
+	"coordinator":                  "",
+	"loop":                         "gonum.org/v1/gonum/",
+	"web":                          "",
+	"cmd/train":                    "gonum.org/v1/gonum/ gonum.org/v1/plot",
+	"cmd/play":                     "",
 	// the tests' fresh schemas (SchemaURL); only tests import it
 	"internal/pgtest": "github.com/jackc/pgx/",
 }
@@ -146,7 +148,8 @@ var lower = []string{"gomoku", "canon", "patterns", "agent", "gomocup", "termina
 // module packages README.md's Layout draws for it (so the drawing is the
 // graph, with no edge missing or extra), the other modules listed in
 // external, and nothing forbidden: only commands use internal/cli and
-// terminal, no library uses a command, internal/pgtest is for tests, and
+// terminal, no library uses a command, internal/pgtest and store/storetest
+// are for tests, and
 // the lower packages never reach the training job, the store or gonum.
 func TestDependencies(t *testing.T) {
 	pkgs := load(t)
@@ -166,8 +169,10 @@ func TestDependencies(t *testing.T) {
 			}
 		}
 		d := deps(pkgs, path)
-		if d["internal/pgtest"] {
-			t.Errorf("%s depends on internal/pgtest, which only tests may use", path)
+		for _, q := range onlyTests {
+			if d[q] {
+				t.Errorf("%s depends on %s, which only tests may use", path, q)
+			}
 		}
 		if slices.Contains(lower, path) {
 			for _, q := range []string{"store", "store/shard", "store/sqlite", "store/postgres", "store/backend", "coordinator", "loop", "selfplay", "forest", "policy", "search", "arena", "web"} {
@@ -202,6 +207,10 @@ func TestDependencies(t *testing.T) {
 
 // onlyCommands are the packages that only commands may import.
 var onlyCommands = []string{"internal/cli", "terminal"}
+
+// onlyTests are the packages of helpers for tests, which no package's
+// non-test files may reach.
+var onlyTests = []string{"internal/pgtest", "store/storetest"}
 
 // forbidden are the package-level names a library must not use: printing,
 // exiting, the process's standard streams and signals.

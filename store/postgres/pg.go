@@ -26,14 +26,14 @@ import (
 	"ocvist/store/shard"
 )
 
-// PG is the PostgreSQL backend of the store (README.md, "One job on many machines"):
+// DB is the PostgreSQL backend of the store (README.md, "One job on many machines"):
 // many coordinators on many machines merge their sealed shards into one
 // server. Like the SQLite store it has a young tier, so that the many
 // positions seen once never enter a B-tree: a merge appends the shard's
 // rows to the young table by COPY (no index to update, so its cost is the
 // shard's, not the database's) with the ledger row and the totals in the
 // same transaction; Prune promotes and expires young runs by age (see
-// PG.Prune); readers see moves and young together, as DB's do. Keys are
+// DB.Prune); readers see moves and young together, as sqlite.DB's do. Keys are
 // stored in the run files' packed encoding. Its methods are safe for
 // concurrent use, by goroutines and by coordinators on other machines.
 type DB struct {
@@ -53,10 +53,10 @@ var _ store.Store = (*DB)(nil)
 //go:embed migrations/*.sql
 var pgMigrationFS embed.FS
 
-// PGSchemaVersion is the schema the PostgreSQL migrations build.
+// SchemaVersion is the schema the PostgreSQL migrations build.
 const SchemaVersion = 5
 
-// OpenPG connects to the server at rawURL and opens its Ocvist store:
+// Open connects to the server at rawURL and opens its Ocvist store:
 // it applies the embedded migrations (recorded in schema_migrations, under
 // an advisory lock so that coordinators starting together migrate once),
 // creates the meta of an empty database for want, and refuses one of
@@ -69,7 +69,7 @@ func Open(ctx context.Context, rawURL string, want store.Config) (*DB, error) {
 	return openPG(ctx, rawURL, want)
 }
 
-// OpenPGExisting opens the Ocvist store of the server at rawURL with the
+// OpenExisting opens the Ocvist store of the server at rawURL with the
 // configuration it was created with; a database without one (never used
 // by Ocvist) is refused with ErrNotOcvist.
 func OpenExisting(ctx context.Context, rawURL string) (*DB, error) {

@@ -18,6 +18,7 @@ import (
 
 	"ocvist/internal/pgtest"
 	"ocvist/store"
+	"ocvist/store/storetest"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -64,7 +65,7 @@ func pgURL(t testing.TB) string {
 
 func mustPG(t testing.TB, u string) *DB {
 	t.Helper()
-	p, err := Open(context.Background(), u, testCfg)
+	p, err := Open(context.Background(), u, storetest.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func pgShards(t testing.TB, dir string, seed uint64, n, games int) []string {
 	t.Helper()
 	var out []string
 	for i := range n {
-		p, err := mustBatch(t, randomGames(seed+uint64(i), games)).WriteShard(context.Background(), dir, testCfg, nil)
+		p, err := storetest.MustBatch(t, storetest.RandomGames(seed+uint64(i), games)).WriteShard(context.Background(), dir, storetest.Config, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,7 +164,7 @@ func TestPGMergeLikeSQLite(t *testing.T) {
 		t.Errorf("prune changed the games: %d, want %d", st.Games, wantStats.Games)
 	}
 	g := store.TeacherGame{Gen: 1, Game: 0, Book: 1, Moves: []gomoku.Point{gomoku.Center, 1}, Teacher: []gomoku.Point{1}, Winner: gomoku.White}
-	mergeTeacher(t, p, []store.TeacherGame{g})
+	storetest.MergeTeacher(t, p, []store.TeacherGame{g})
 	var back []store.TeacherGame
 	p.TeacherGames(ctx, 1, 1, func(tg store.TeacherGame) error { back = append(back, tg); return nil })
 	if len(back) != 1 || back[0].Winner != gomoku.White || len(back[0].Moves) != 2 {
@@ -185,7 +186,7 @@ func TestPGMergeLikeSQLite(t *testing.T) {
 // the server and exits (a separate process, as on another machine).
 func TestMain(m *testing.M) {
 	if u := os.Getenv("OCVIST_PG_MERGE"); u != "" {
-		p, err := Open(context.Background(), u, testCfg)
+		p, err := Open(context.Background(), u, storetest.Config)
 		if err == nil {
 			for _, s := range strings.Split(os.Getenv("OCVIST_PG_SHARDS"), ",") {
 				if _, err = p.Merge(context.Background(), s); err != nil {
@@ -314,18 +315,18 @@ func TestPGServerRestart(t *testing.T) {
 // with one line, and nothing is written.
 func TestPGRefusals(t *testing.T) {
 	ctx := context.Background()
-	if _, err := Open(ctx, "postgres://ocvist:secret@127.0.0.1:1/x?sslmode=disable&connect_timeout=2", testCfg); !errors.Is(err, store.ErrServer) ||
+	if _, err := Open(ctx, "postgres://ocvist:secret@127.0.0.1:1/x?sslmode=disable&connect_timeout=2", storetest.Config); !errors.Is(err, store.ErrServer) ||
 		strings.Contains(err.Error(), "secret") {
 		t.Errorf("no server: %v (want ErrServer, password masked)", err)
 	}
 	u := pgURL(t)
 	mustPG(t, u).Close()
-	other := testCfg
+	other := storetest.Config
 	other.Rule = gomoku.Standard
 	if _, err := Open(ctx, u, other); !errors.Is(err, store.ErrRuleMismatch) {
 		t.Errorf("other rule: %v", err)
 	}
-	other = testCfg
+	other = storetest.Config
 	other.KeyVersion = 9
 	if _, err := Open(ctx, u, other); !errors.Is(err, store.ErrKeyVersion) {
 		t.Errorf("other key version: %v", err)
@@ -336,7 +337,7 @@ func TestPGRefusals(t *testing.T) {
 	}
 	defer conn.Close(ctx)
 	conn.Exec(ctx, "INSERT INTO schema_migrations VALUES (99, 'future', '')")
-	if _, err := Open(ctx, u, testCfg); !errors.Is(err, store.ErrSchemaVersion) {
+	if _, err := Open(ctx, u, storetest.Config); !errors.Is(err, store.ErrSchemaVersion) {
 		t.Errorf("newer schema: %v", err)
 	}
 	foreign := pgURL(t)
@@ -346,7 +347,7 @@ func TestPGRefusals(t *testing.T) {
 	}
 	defer fc.Close(ctx)
 	fc.Exec(ctx, "CREATE TABLE accounts (id INTEGER)")
-	if _, err := Open(ctx, foreign, testCfg); !errors.Is(err, store.ErrNotOcvist) {
+	if _, err := Open(ctx, foreign, storetest.Config); !errors.Is(err, store.ErrNotOcvist) {
 		t.Errorf("foreign database: %v", err)
 	}
 	var n int

@@ -9,6 +9,7 @@ import (
 
 	"ocvist/store"
 	"ocvist/store/shard"
+	"ocvist/store/storetest"
 )
 
 // TestPGTeacherShards: a teacher shard merges into PostgreSQL exactly
@@ -19,8 +20,8 @@ func TestPGTeacherShards(t *testing.T) {
 	u := pgURL(t)
 	p := mustPG(t, u)
 	ctx := context.Background()
-	games := teacherGames(2, 6)
-	path, err := shard.WriteTeacherShard(ctx, t.TempDir(), testCfg, games, nil)
+	games := storetest.TeacherGames(2, 6)
+	path, err := shard.WriteTeacherShard(ctx, t.TempDir(), storetest.Config, games, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,10 +51,10 @@ func TestPGTeacherShards(t *testing.T) {
 	if added != 1 {
 		t.Fatalf("%d merges added the shard's games, want 1: %+v", added, results)
 	}
-	if got := readTeacher(t, p, 1, 2); !reflect.DeepEqual(got, games) {
+	if got := storetest.ReadTeacher(t, p, 1, 2); !reflect.DeepEqual(got, games) {
 		t.Fatalf("read back:\n%+v\nwant\n%+v", got, games)
 	}
-	if res := mergeTeacher(t, p, teacherGames(2, 7)[12:]); res.TeacherGames != 1 || res.Duplicates != 1 {
+	if res := storetest.MergeTeacher(t, p, storetest.TeacherGames(2, 7)[12:]); res.TeacherGames != 1 || res.Duplicates != 1 {
 		t.Errorf("games 5 and 6 of generation 2: %+v, want 1 added, 1 duplicate", res)
 	}
 	st := statsOf(t, p)
@@ -74,7 +75,7 @@ func TestPGClaims(t *testing.T) {
 	d := mustPG(t, u)
 	pools := map[store.LoopMember]*DB{}
 	join := func() store.LoopMember {
-		q, err := Open(context.Background(), u, testCfg)
+		q, err := Open(context.Background(), u, storetest.Config)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,7 +87,7 @@ func TestPGClaims(t *testing.T) {
 		pools[m] = q
 		return m
 	}
-	testClaims(t, d, join, func(m store.LoopMember) {
+	storetest.CheckClaims(t, d, join, func(m store.LoopMember) {
 		pm := m.(*pgMember)
 		pm.conn.Conn().Close(context.Background()) // as if the process died
 		pools[m].Close()

@@ -17,7 +17,7 @@ import (
 )
 
 // Merge adds the sealed run file at path (a worker's shard or a sealed
-// export) exactly once; see PG.
+// export) exactly once; see DB.
 func (p *DB) Merge(ctx context.Context, path string) (store.MergeResult, error) {
 	res, err := p.merge(ctx, path)
 	return res, p.wrap("merge "+path+" into", err)

@@ -15,11 +15,12 @@ import (
 	"ocvist/canon"
 	"ocvist/store"
 	"ocvist/store/shard"
+	"ocvist/store/storetest"
 )
 
 // BenchmarkBatchAdd measures in-memory aggregation of games (per game).
 func BenchmarkBatchAdd(b *testing.B) {
-	games := randomGames(1, 4096)
+	games := storetest.RandomGames(1, 4096)
 	batch := shard.NewBatch()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
@@ -37,7 +38,7 @@ func BenchmarkBatchAdd(b *testing.B) {
 // write, sync, publish). The games are generated outside the timer.
 func BenchmarkWritePath(b *testing.B) {
 	const shardGames = 5000
-	games := randomGames(1, shardGames)
+	games := storetest.RandomGames(1, shardGames)
 	dir := b.TempDir()
 	batch := shard.NewBatch()
 	var rows int64
@@ -48,7 +49,7 @@ func BenchmarkWritePath(b *testing.B) {
 		}
 		if batch.Len() == shardGames {
 			rows += int64(batch.Rows())
-			if _, err := batch.WriteShard(context.Background(), dir, testCfg, nil); err != nil {
+			if _, err := batch.WriteShard(context.Background(), dir, storetest.Config, nil); err != nil {
 				b.Fatal(err)
 			}
 			batch.Reset()
@@ -123,7 +124,7 @@ func benchLarge(b *testing.B, prune bool) {
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
 				b.StopTimer()
-				p := mustShard(b, dir, testCfg, randomGames(uint64(100+i), 5000))
+				p := storetest.MustShard(b, dir, storetest.Config, storetest.RandomGames(uint64(100+i), 5000))
 				b.StartTimer()
 				start := time.Now()
 				res, err := d.Merge(ctx, p)
@@ -151,7 +152,7 @@ func benchLarge(b *testing.B, prune bool) {
 func BenchmarkYoungRead(b *testing.B) {
 	ctx := context.Background()
 	d := mustOpen(b, filepath.Join(b.TempDir(), "y.db"))
-	writeGames(b, d, randomGames(1, 5000), 5000)
+	writeGames(b, d, storetest.RandomGames(1, 5000), 5000)
 	s, err := d.snapshot(ctx)
 	if err != nil {
 		b.Fatal(err)
@@ -185,6 +186,6 @@ func BenchmarkYoungRead(b *testing.B) {
 			r.Close()
 		}
 	}
-	b.Run("db", func(b *testing.B) { readAll(b, func() (*shard.Reader, error) { return s.run(0) }) })
+	b.Run("db", func(b *testing.B) { readAll(b, func() (*shard.Reader, error) { return s.set.Open(0) }) })
 	b.Run("file", func(b *testing.B) { readAll(b, func() (*shard.Reader, error) { return shard.Open(file) }) })
 }

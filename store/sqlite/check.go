@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -9,6 +10,8 @@ import (
 
 	"ocvist/store"
 	"ocvist/store/shard"
+	"ocvist/store/sqlite/internal/sqlerr"
+	"ocvist/store/sqlite/internal/young"
 )
 
 // CheckConfig sets how thoroughly Check reads the SQLite file.
@@ -112,11 +115,11 @@ func (d *DB) check(ctx context.Context, s *snapshot, pragma string) (CheckResult
 	if err := add(d.runProblems(ctx, s, &res)); err != nil {
 		return res, err
 	}
-	res.Problems = append(res.Problems, rangeProblems(s.runs, t.Games)...)
+	res.Problems = append(res.Problems, rangeProblems(s.set.Runs, t.Games)...)
 	if err := add(ledgerProblems(ctx, s, &res)); err != nil {
 		return res, err
 	}
-	if !s.legacy {
+	if !s.set.Legacy() {
 		if err := add(orphanProblems(ctx, s.tx)); err != nil {
 			return res, err
 		}
@@ -128,7 +131,7 @@ func (d *DB) check(ctx context.Context, s *snapshot, pragma string) (CheckResult
 // message but "ok".
 func pragmaProblems(ctx context.Context, q querier, pragma string) ([]Problem, error) {
 	rows, err := q.QueryContext(ctx, pragma)
-	if errors.Is(classify(err), store.ErrCorrupt) {
+	if errors.Is(sqlerr.Classify(err), store.ErrCorrupt) {
 		return []Problem{{Text: sqliteProblem + err.Error()}}, nil
 	}
 	if err != nil {
@@ -149,7 +152,7 @@ func pragmaProblems(ctx context.Context, q querier, pragma string) ([]Problem, e
 			out = append(out, Problem{Text: sqliteProblem + m})
 		}
 	}
-	if err := rows.Err(); errors.Is(classify(err), store.ErrCorrupt) {
+	if err := rows.Err(); errors.Is(sqlerr.Classify(err), store.ErrCorrupt) {
 		out = append(out, Problem{Text: sqliteProblem + err.Error()})
 	} else if err != nil {
 		return nil, err
@@ -164,105 +167,51 @@ func pragmaProblems(ctx context.Context, q querier, pragma string) ([]Problem, e
 func readTotals(ctx context.Context, q querier) (shard.Counts, error) {
 	var t shard.Counts
 	err := q.QueryRowContext(ctx, "SELECT games, black_wins, white_wins, draws FROM totals WHERE id = 1").Scan(&t.Games, &t.Black, &t.White, &t.Draws)
-	return t, classify(err)
-}
-
-// runExtra is what young_runs records of a run beyond listYoung's
-// columns (schema 5): its source and its results (nil: unknown).
-type runExtra struct {
-	source              string
-	black, white, draws sql.NullInt64
-}
-
-// youngExtras reads the source and results of every young run.
-func youngExtras(ctx context.Context, q querier) (map[string]runExtra, error) {
-	rows, err := q.QueryContext(ctx, "SELECT name, source, black_wins, white_wins, draws FROM young_runs")
-	if err != nil {
-		return nil, classify(err)
-	}
-	defer rows.Close()
-	out := map[string]runExtra{}
-	for rows.Next() {
-		var name string
-		var e runExtra
-		if err := rows.Scan(&name, &e.source, &e.black, &e.white, &e.draws); err != nil {
-			return nil, err
-		}
-		out[name] = e
-	}
-	return out, rows.Err()
+	return t, sqlerr.Classify(err)
 }
 
 // runProblems reads every young run of s through and compares it with its
 // row.
 func (d *DB) runProblems(ctx context.Context, s *snapshot, res *CheckResult) ([]Problem, error) {
-	extras := map[string]runExtra{}
-	if !s.legacy {
+	extras := map[string]young.Extra{}
+	if !s.set.Legacy() {
 		var err error
-		if extras, err = youngExtras(ctx, s.tx); err != nil {
+		if extras, err = young.Extras(ctx, s.tx); err != nil {
 			return nil, err
 		}
 	}
 	var out []Problem
-	for i, run := range s.runs {
-		foot, err := readThrough(s, i)
+	for i, run := range s.set.Runs {
+		foot, err := s.set.Verify(i)
 		var de *store.DamageError
 		if errors.As(err, &de) {
-			out = append(out, Problem{Text: de.Error(), Run: run.name, Repairable: true, mend: mendDrop})
+			out = append(out, Problem{Text: de.Error(), Run: run.Name, Repairable: true, mend: mendDrop})
 			continue
 		}
 		if err != nil {
 			return out, err
 		}
 		res.YoungRuns++
-		if p := footProblem(run, extras[run.name], foot, !s.legacy); p != "" {
-			out = append(out, Problem{Text: "young run " + run.name + ": " + p, Run: run.name, Repairable: true, mend: mendRow, foot: foot})
+		if p := footProblem(run, extras[run.Name], foot, !s.set.Legacy()); p != "" {
+			out = append(out, Problem{Text: "young run " + run.Name + ": " + p, Run: run.Name, Repairable: true, mend: mendRow, foot: foot})
 		}
 	}
 	return out, nil
 }
 
-// readThrough reads the young run i of s through, checking everything a
-// run holds (ids against keys too), and returns its footer.
-func readThrough(s *snapshot, i int) (shard.Footer, error) {
-	r, err := s.run(i)
-	if err != nil {
-		return shard.Footer{}, err
-	}
-	r.Strict = true
-	for n := 0; ; n++ {
-		if n%4096 == 0 {
-			if err := s.ctx.Err(); err != nil {
-				return shard.Footer{}, err
-			}
-		}
-		p, err := r.Next()
-		if err != nil {
-			return shard.Footer{}, damaged(s.path, s.runs[i].name, err)
-		}
-		if p == nil {
-			break
-		}
-	}
-	if r.Header.Kind == shard.KindShard || r.Header.Kind == shard.KindExport {
-		return r.Footer, nil
-	}
-	return r.Footer, damaged(s.path, s.runs[i].name, fmt.Errorf("%w: a young run of kind %q", store.ErrCorrupt, r.Header.Kind))
-}
-
 // footProblem compares a run's footer with its row (and its results, when
 // the schema has them: extra): "" when they agree.
-func footProblem(run youngRun, e runExtra, f shard.Footer, extra bool) string {
-	if f.Games != run.games || f.Positions != run.positions || f.Rows != run.rows {
+func footProblem(run young.Run, e young.Extra, f shard.Footer, extra bool) string {
+	if f.Games != run.Games || f.Positions != run.Positions || f.Rows != run.Rows {
 		return fmt.Sprintf("holds %d games, %d positions and %d move rows; young_runs says %d, %d and %d",
-			f.Games, f.Positions, f.Rows, run.games, run.positions, run.rows)
+			f.Games, f.Positions, f.Rows, run.Games, run.Positions, run.Rows)
 	}
-	if extra && !(e.black.Valid && e.white.Valid && e.draws.Valid) {
+	if extra && !(e.Black.Valid && e.White.Valid && e.Draws.Valid) {
 		return fmt.Sprintf("holds results %d/%d/%d (black/white/draws); young_runs does not record them", f.Black, f.White, f.Draws)
 	}
-	if e.black.Valid && (e.black.Int64 != f.Black || e.white.Int64 != f.White || e.draws.Int64 != f.Draws) {
+	if e.Black.Valid && (e.Black.Int64 != f.Black || e.White.Int64 != f.White || e.Draws.Int64 != f.Draws) {
 		return fmt.Sprintf("holds results %d/%d/%d (black/white/draws); young_runs says %d/%d/%d",
-			f.Black, f.White, f.Draws, e.black.Int64, e.white.Int64, e.draws.Int64)
+			f.Black, f.White, f.Draws, e.Black.Int64, e.White.Int64, e.Draws.Int64)
 	}
 	return ""
 }
@@ -270,17 +219,17 @@ func footProblem(run youngRun, e runExtra, f shard.Footer, extra bool) string {
 // rangeProblems checks the young runs' game ranges: the run born at game
 // b with g games holds games b−g+1 … b, all within the totals' games,
 // and no two runs share a game.
-func rangeProblems(runs []youngRun, games int64) []Problem {
+func rangeProblems(runs []young.Run, games int64) []Problem {
 	rs := slices.Clone(runs)
-	slices.SortFunc(rs, func(a, b youngRun) int { return cmpInt(a.born, b.born) })
+	slices.SortFunc(rs, func(a, b young.Run) int { return cmp.Compare(a.Born, b.Born) })
 	var out []Problem
-	var last youngRun
+	var last young.Run
 	for i, r := range rs {
 		switch {
-		case r.games < 0 || r.born-r.games < 0 || r.born > games:
-			out = append(out, Problem{Text: fmt.Sprintf("young run %s: holds games %d to %d, outside the database's %d games", r.name, r.born-r.games+1, r.born, games)})
-		case i > 0 && r.born-r.games < last.born:
-			out = append(out, Problem{Text: fmt.Sprintf("young runs %s and %s: both hold games %d to %d", last.name, r.name, r.born-r.games+1, last.born)})
+		case r.Games < 0 || r.Born-r.Games < 0 || r.Born > games:
+			out = append(out, Problem{Text: fmt.Sprintf("young run %s: holds games %d to %d, outside the database's %d games", r.Name, r.Born-r.Games+1, r.Born, games)})
+		case i > 0 && r.Born-r.Games < last.Born:
+			out = append(out, Problem{Text: fmt.Sprintf("young runs %s and %s: both hold games %d to %d", last.Name, r.Name, r.Born-r.Games+1, last.Born)})
 		}
 		last = r
 	}
@@ -292,7 +241,7 @@ func rangeProblems(runs []youngRun, games int64) []Problem {
 // with the run's games (when young_runs records the source).
 func ledgerProblems(ctx context.Context, s *snapshot, res *CheckResult) ([]Problem, error) {
 	if err := s.tx.QueryRowContext(ctx, "SELECT count(*) FROM merged_shards").Scan(&res.Sources); err != nil {
-		return nil, classify(err)
+		return nil, sqlerr.Classify(err)
 	}
 	const dangling = `SELECT shard_id, via FROM merged_shards WHERE via != '' AND via NOT IN (SELECT shard_id FROM merged_shards WHERE via = '') ORDER BY shard_id`
 	out, err := queryProblems(ctx, s.tx, dangling, func(scan func(...any) error) (string, error) {
@@ -300,7 +249,7 @@ func ledgerProblems(ctx context.Context, s *snapshot, res *CheckResult) ([]Probl
 		err := scan(&id, &via)
 		return fmt.Sprintf("ledger: shard %s is listed inside source %s, which is not in the ledger", id, via), err
 	})
-	if err != nil || s.legacy {
+	if err != nil || s.set.Legacy() {
 		return out, err
 	}
 	const sources = `SELECT y.name, y.source, y.games, m.games FROM young_runs y LEFT JOIN merged_shards m ON m.shard_id = y.source AND m.via = ''
@@ -321,7 +270,7 @@ func ledgerProblems(ctx context.Context, s *snapshot, res *CheckResult) ([]Probl
 func queryProblems(ctx context.Context, q querier, query string, line func(scan func(...any) error) (string, error)) ([]Problem, error) {
 	rows, err := q.QueryContext(ctx, query)
 	if err != nil {
-		return nil, classify(err)
+		return nil, sqlerr.Classify(err)
 	}
 	defer rows.Close()
 	var out []Problem
@@ -338,19 +287,10 @@ func queryProblems(ctx context.Context, q querier, query string, line func(scan 
 // orphanProblems finds young_data rows of runs that young_runs does not
 // list.
 func orphanProblems(ctx context.Context, q querier) ([]Problem, error) {
-	rows, err := q.QueryContext(ctx, "SELECT run, count(*) FROM young_data WHERE run NOT IN (SELECT name FROM young_runs) GROUP BY run ORDER BY run")
-	if err != nil {
-		return nil, classify(err)
-	}
-	defer rows.Close()
+	names, chunks, err := young.Orphans(ctx, q)
 	var out []Problem
-	for rows.Next() {
-		var name string
-		var n int64
-		if err := rows.Scan(&name, &n); err != nil {
-			return nil, err
-		}
-		out = append(out, Problem{Text: fmt.Sprintf("young data: %d chunks of %s, which is not a young run", n, name), Run: name, Repairable: true, mend: mendOrphan})
+	for i, name := range names {
+		out = append(out, Problem{Text: fmt.Sprintf("young data: %d chunks of %s, which is not a young run", chunks[i], name), Run: name, Repairable: true, mend: mendOrphan})
 	}
-	return out, rows.Err()
+	return out, err
 }

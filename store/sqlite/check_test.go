@@ -9,6 +9,7 @@ import (
 
 	"ocvist/gomoku"
 	"ocvist/store"
+	"ocvist/store/storetest"
 )
 
 // TestCheckHealthy: Check finds nothing in healthy databases (new, after
@@ -19,21 +20,21 @@ func TestCheckHealthy(t *testing.T) {
 	dir := t.TempDir()
 	empty := mustOpen(t, filepath.Join(dir, "empty.db"))
 	d := mustOpen(t, filepath.Join(dir, "d.db"))
-	writeGames(t, d, randomGames(1, 300), 100)
+	writeGames(t, d, storetest.RandomGames(1, 300), 100)
 	if _, err := d.Prune(ctx, store.PruneConfig{MinGames: 2, Age: 100}); err != nil {
 		t.Fatal(err)
 	}
 	o := mustOpen(t, filepath.Join(dir, "o.db"))
-	writeGames(t, o, randomGames(2, 50), 50)
+	writeGames(t, o, storetest.RandomGames(2, 50), 50)
 	mustClose(t, o)
 	if _, err := d.Merge(ctx, filepath.Join(dir, "o.db")); err != nil {
 		t.Fatal(err)
 	}
-	writeGames(t, d, randomGames(3, 600), 600)
+	writeGames(t, d, storetest.RandomGames(3, 600), 600)
 	if _, err := d.Conclude(ctx, store.ConcludeConfig{MinGames: 2, Margin: 0.5, MaxMean: 1}); err != nil {
 		t.Fatal(err)
 	}
-	mergeTeacher(t, d, []store.TeacherGame{{Gen: 1, Game: 1, Moves: []gomoku.Point{112}, Book: 1}})
+	storetest.MergeTeacher(t, d, []store.TeacherGame{{Gen: 1, Game: 1, Moves: []gomoku.Point{112}, Book: 1}})
 	for _, db := range []*DB{empty, d} {
 		for _, quick := range []bool{false, true} {
 			res, err := db.Check(ctx, CheckConfig{Quick: quick})
@@ -65,9 +66,9 @@ func TestCheckFindsInconsistency(t *testing.T) {
 	dir := t.TempDir()
 	base := filepath.Join(dir, "base.db")
 	d := mustOpen(t, base)
-	writeGames(t, d, randomGames(1, 100), 50) // two runs: games 1–50 and 51–100
+	writeGames(t, d, storetest.RandomGames(1, 100), 50) // two runs: games 1–50 and 51–100
 	o := mustOpen(t, filepath.Join(dir, "o.db"))
-	writeGames(t, o, randomGames(2, 30), 30)
+	writeGames(t, o, storetest.RandomGames(2, 30), 30)
 	mustClose(t, o)
 	if _, err := d.Merge(ctx, filepath.Join(dir, "o.db")); err != nil { // a run whose source holds a shard
 		t.Fatal(err)

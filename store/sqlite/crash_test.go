@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"ocvist/store"
+	"ocvist/store/storetest"
 )
 
 // crashChildEnv makes the test binary a child that merges shards forever.
@@ -25,9 +26,9 @@ func TestCrashChild(t *testing.T) {
 	}
 	d := mustOpen(t, path)
 	dir := filepath.Join(filepath.Dir(path), "shards")
-	b := mustBatch(t, randomGames(77, crashGamesPerShard))
+	b := storetest.MustBatch(t, storetest.RandomGames(77, crashGamesPerShard))
 	for i := 0; ; i++ { // until the parent kills this process
-		p, err := b.WriteShard(context.Background(), dir, testCfg, nil)
+		p, err := b.WriteShard(context.Background(), dir, storetest.Config, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,11 +86,11 @@ func TestKill9DuringMerges(t *testing.T) {
 	if s.Games%crashGamesPerShard != 0 {
 		t.Fatalf("%d games: not a whole number of %d-game shards", s.Games, crashGamesPerShard)
 	}
-	ref := newReference()
+	ref := storetest.NewReference()
 	for range s.Games / crashGamesPerShard {
-		ref.add(randomGames(77, crashGamesPerShard))
+		ref.Add(storetest.RandomGames(77, crashGamesPerShard))
 	}
-	ref.check(t, d)
+	ref.Check(t, d)
 	t.Logf("killed after %d shards", s.Games/crashGamesPerShard)
 }
 

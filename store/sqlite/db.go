@@ -19,6 +19,8 @@ import (
 	"ocvist/store"
 	"ocvist/store/internal/meta"
 	"ocvist/store/shard"
+	"ocvist/store/sqlite/internal/sqlerr"
+	"ocvist/store/sqlite/internal/young"
 )
 
 // SchemaVersion is the schema version this package writes: the number of
@@ -66,7 +68,7 @@ type DB struct {
 	db       *sql.DB
 	path     string // absolute
 	youngDir string // the young folder of a legacy database (schema 4)
-	schema   int    // the file's schema (a reader's may be legacySchema)
+	schema   int    // the file's schema (a reader's may be young.LegacySchema)
 	cfg      store.Config
 	id       string
 	readOnly bool
@@ -74,9 +76,8 @@ type DB struct {
 	// The writer's index, loaded by the first merge or prune (see index):
 	// per position id, promoted (−1) or the games of the position in the
 	// young runs.
-	idx      *idIndex
-	spare    []idSlot // the index's other array, for its next update
-	minGames int64    // promotion threshold, meta prune_min
+	idx      *young.Index
+	minGames int64 // promotion threshold, meta prune_min
 	// The learning loop's live members (JoinLoop) and the one leading
 	// (0: none): the writer's process is the only one that has any.
 	members map[int64]bool
@@ -169,7 +170,7 @@ func openAbs(abs string, want *store.Config, mode openMode) (d *DB, err error) {
 // running) and inspect again.
 func inspectRecovering(abs string, mode openMode, want *store.Config) error {
 	_, _, err := inspect(abs, mode, want)
-	if isReadOnlyErr(err) && mode == modeReadOnly {
+	if sqlerr.IsReadOnly(err) && mode == modeReadOnly {
 		if rerr := recoverJournal(abs); rerr != nil {
 			return fmt.Errorf("%w (a crashed job left a journal to roll back: %v)", err, rerr)
 		}
@@ -205,7 +206,7 @@ func (d *DB) connect(create bool, h meta.Header, want *store.Config) error {
 		return errors.Join(err, d.db.Close())
 	}
 	if !d.readOnly {
-		removeLegacyDir(d.youngDir)
+		young.RemoveDir(d.youngDir)
 	}
 	d.cfg, d.id, d.schema = h.Config, h.ID, h.Schema
 	return nil
@@ -245,7 +246,7 @@ func inspect(abs string, mode openMode, want *store.Config) (create bool, h meta
 			return false, h, err
 		}
 	}
-	if h.Schema > SchemaVersion || mode == modeReadOnly && h.Schema < legacySchema {
+	if h.Schema > SchemaVersion || mode == modeReadOnly && h.Schema < young.LegacySchema {
 		return false, h, fmt.Errorf("%w: file has schema %d, this program %d", store.ErrSchemaVersion, h.Schema, SchemaVersion)
 	}
 	return false, h, nil
@@ -261,10 +262,10 @@ func probe(ctx context.Context, abs string) (h meta.Header, empty bool, err erro
 	defer db.Close() // read-only: nothing to lose
 	var appID, tables int64
 	if err := db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
-		return h, false, classify(err)
+		return h, false, sqlerr.Classify(err)
 	}
 	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&tables); err != nil {
-		return h, false, classify(err)
+		return h, false, sqlerr.Classify(err)
 	}
 	if appID == 0 && tables == 0 {
 		return h, true, nil
@@ -277,7 +278,7 @@ func probe(ctx context.Context, abs string) (h meta.Header, empty bool, err erro
 	}
 	m, err := readMeta(ctx, db)
 	if err != nil {
-		return h, false, classify(err)
+		return h, false, sqlerr.Classify(err)
 	}
 	h, err = meta.Parse(m)
 	return h, false, err
@@ -291,10 +292,10 @@ func checkLength(ctx context.Context, db *sql.DB, abs string) error {
 	}
 	var pages, size int64
 	if err := db.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {
-		return classify(err)
+		return sqlerr.Classify(err)
 	}
 	if err := db.QueryRowContext(ctx, "PRAGMA page_size").Scan(&size); err != nil {
-		return classify(err)
+		return sqlerr.Classify(err)
 	}
 	fi, err := os.Stat(abs)
 	if err != nil {
@@ -304,33 +305,6 @@ func checkLength(ctx context.Context, db *sql.DB, abs string) error {
 		return fmt.Errorf("%w: truncated: %d bytes, want %d", store.ErrCorrupt, fi.Size(), pages*size)
 	}
 	return nil
-}
-
-// classify maps SQLite's "not a database" and corruption codes to sentinels.
-func classify(err error) error {
-	if err == nil {
-		return nil
-	}
-	var se sqlite3.Error
-	if errors.As(err, &se) {
-		switch se.Code {
-		case sqlite3.ErrNotADB:
-			return fmt.Errorf("%w: %v", store.ErrNotOcvist, err)
-		case sqlite3.ErrCorrupt:
-			return fmt.Errorf("%w: %v", store.ErrCorrupt, err)
-		}
-	}
-	if strings.Contains(err.Error(), "no such table") {
-		return fmt.Errorf("%w: %v", store.ErrNotOcvist, err)
-	}
-	return err
-}
-
-// isReadOnlyErr reports SQLite's "attempt to write a readonly database",
-// which a read-only connection meets at a hot journal.
-func isReadOnlyErr(err error) bool {
-	var se sqlite3.Error
-	return errors.As(err, &se) && se.Code == sqlite3.ErrReadonly
 }
 
 // recoverJournal rolls back the journal a crashed writer left, under the
@@ -416,9 +390,9 @@ func migrateExisting(ctx context.Context, db *sql.DB, from int, youngDir string)
 }
 
 // migrationCode is the Go code of a migration, run after its SQL in the
-// same transaction: migration 5 imports the young folder (importYoungDir).
+// same transaction: migration 5 imports the young folder (young.ImportDir).
 var migrationCode = map[int]func(ctx context.Context, tx *sql.Tx, youngDir string) error{
-	5: importYoungDir,
+	5: young.ImportDir,
 }
 
 // migrate applies the embedded migrations after version from, recording each

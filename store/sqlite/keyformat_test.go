@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"ocvist/store"
+	"ocvist/store/storetest"
 )
 
 // The fixtures testdata/v6.db, v6.run and v6-teacher.run were written by
@@ -47,14 +48,14 @@ func TestFixture6(t *testing.T) {
 	if res, err := d.Merge(ctx, filepath.Join(dir, "v6-teacher.run")); err != nil || res.TeacherGames != 5 || res.Duplicates != 1 {
 		t.Fatalf("merge the teacher shard: %+v, %v; want 5 games and 1 duplicate", res, err)
 	}
-	ref := newReference()
+	ref := storetest.NewReference()
 	for _, s := range []struct {
 		seed uint64
 		n    int
 	}{{10, 40}, {11, 40}, {13, 20}, {12, 30}} {
-		ref.add(randomGames(s.seed, s.n))
+		ref.Add(storetest.RandomGames(s.seed, s.n))
 	}
-	ref.check(t, d)
+	ref.Check(t, d)
 	if res, err := d.Check(ctx, CheckConfig{}); err != nil || len(res.Problems) != 0 {
 		t.Fatalf("check: %+v, %v", res, err)
 	}

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"ocvist/store"
 	"ocvist/store/internal/meta"
 	"ocvist/store/shard"
+	"ocvist/store/sqlite/internal/young"
 )
 
 // Prune expires the young runs merged at least c.Age games ago: it reads
@@ -66,15 +68,15 @@ func (d *DB) prune(ctx context.Context, c store.PruneConfig) (res store.PruneRes
 			return res, err
 		}
 	}
-	res.Mature = d.idx.mature
-	res.Young = int64(d.idx.len()) - d.idx.mature
+	res.Mature = d.idx.Mature()
+	res.Young = int64(d.idx.Len()) - d.idx.Mature()
 	return res, nil
 }
 
 // dueRuns lists the young runs and those of them that expire now: merged
 // at least c.Age games ago, once c.Batch of them are due.
-func dueRuns(ctx context.Context, tx *sql.Tx, c store.PruneConfig) (runs, expired []youngRun, err error) {
-	runs, err = listYoung(ctx, tx)
+func dueRuns(ctx context.Context, tx *sql.Tx, c store.PruneConfig) (runs, expired []young.Run, err error) {
+	runs, err = young.List(ctx, tx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -83,7 +85,7 @@ func dueRuns(ctx context.Context, tx *sql.Tx, c store.PruneConfig) (runs, expire
 		return nil, nil, err
 	}
 	for _, r := range runs {
-		if games-r.born >= c.Age {
+		if games-r.Born >= c.Age {
 			expired = append(expired, r)
 		}
 	}
@@ -96,14 +98,14 @@ func dueRuns(ctx context.Context, tx *sql.Tx, c store.PruneConfig) (runs, expire
 // commitPrune expires the runs (their rows and bytes go), records
 // c.MinGames and commits tx; only then do the index and the threshold
 // change.
-func (d *DB) commitPrune(ctx context.Context, tx *sql.Tx, c store.PruneConfig, expired []youngRun, res *store.PruneResult) error {
+func (d *DB) commitPrune(ctx context.Context, tx *sql.Tx, c store.PruneConfig, expired []young.Run, res *store.PruneResult) error {
 	up := newUpserter(ctx, tx)
 	next, err := d.expire(ctx, tx, expired, c.MinGames, up, res)
 	if err != nil {
 		return err
 	}
 	for _, r := range expired {
-		if err := deleteYoung(ctx, tx, r.name); err != nil {
+		if err := young.Delete(ctx, tx, r.Name); err != nil {
 			return err
 		}
 	}
@@ -119,60 +121,36 @@ func (d *DB) commitPrune(ctx context.Context, tx *sql.Tx, c store.PruneConfig, e
 	if err := tx.Commit(); err != nil {
 		return err
 	}
-	d.spare = d.idx.s
-	*d.idx = next
+	d.idx.Replace(next)
 	d.minGames = c.MinGames
 	return nil
 }
 
-// deleteYoung deletes the young run name: its row and its bytes.
-func deleteYoung(ctx context.Context, q querier, name string) error {
-	if _, err := q.ExecContext(ctx, "DELETE FROM young_runs WHERE name = ?", name); err != nil {
-		return err
-	}
-	_, err := q.ExecContext(ctx, youngDataDelete, name)
-	return err
-}
-
 // expire reads the expired young runs together (a k-way merge) and settles
 // each position (see settle). It returns the updated index.
-func (d *DB) expire(ctx context.Context, tx *sql.Tx, runs []youngRun, minGames int64, up *upserter, res *store.PruneResult) (idIndex, error) {
-	m, err := d.mergeRuns(ctx, tx, runs)
+func (d *DB) expire(ctx context.Context, tx *sql.Tx, runs []young.Run, minGames int64, up *upserter, res *store.PruneResult) (young.Index, error) {
+	m, err := young.Merge(ctx, tx, d.path, runs)
 	if err != nil {
-		return idIndex{}, err
+		return young.Index{}, err
 	}
-	c := d.idx.cursor(d.spare)
+	c := d.idx.Cursor()
 	for n := 0; ; n++ {
 		if n%4096 == 0 {
 			if err := ctx.Err(); err != nil {
-				return idIndex{}, err
+				return young.Index{}, err
 			}
 		}
 		p, err := m.Next()
 		if err != nil {
-			return idIndex{}, err
+			return young.Index{}, err
 		}
 		if p == nil {
-			next, _ := c.done()
-			return next, nil
+			return c.Done(), nil
 		}
 		if err := settle(c, p, minGames, up, res); err != nil {
-			return idIndex{}, err
+			return young.Index{}, err
 		}
 	}
-}
-
-// mergeRuns opens the young runs for one k-way merge, in tx.
-func (d *DB) mergeRuns(ctx context.Context, tx *sql.Tx, runs []youngRun) (*shard.Merger, error) {
-	var srcs []shard.Source
-	for _, run := range runs {
-		r, err := openYoung(ctx, tx, d.path, run)
-		if err != nil {
-			return nil, err
-		}
-		srcs = append(srcs, &runSource{r: r, db: d.path})
-	}
-	return shard.NewMerger(srcs, -1)
 }
 
 // settle decides one position of the expired runs. Rows of a promoted
@@ -180,17 +158,17 @@ func (d *DB) mergeRuns(ctx context.Context, tx *sql.Tx, runs []youngRun) (*shard
 // lowered) go to the moves table, once per position; the others are
 // dropped, keeping their blacklisted moves, and leave the index. Guarded
 // by BenchmarkPrune.
-func settle(c *idCursor, p *shard.Merged, minGames int64, up *upserter, res *store.PruneResult) error {
-	v := c.take(p.ID)
-	if v != promoted && v >= minGames {
-		v = promoted
+func settle(c *young.Cursor, p *shard.Merged, minGames int64, up *upserter, res *store.PruneResult) error {
+	v := c.Take(p.ID)
+	if v != young.Promoted && v >= minGames {
+		v = young.Promoted
 	}
-	if v == promoted {
-		c.put(p.ID, v)
+	if v == young.Promoted {
+		c.Put(p.ID, v)
 		res.Updated += int64(len(p.Moves))
 		return up.position(&p.Position)
 	}
-	c.put(p.ID, max(v-p.Games(), 0))
+	c.Put(p.ID, max(v-p.Games(), 0))
 	res.Positions++
 	res.Moves += int64(len(p.Moves))
 	for _, mv := range p.Moves {
@@ -337,7 +315,7 @@ func (d *DB) findBad(ctx context.Context, c store.ConcludeConfig) ([]flagged, er
 	// prune threshold is above MinGames: then read everything.
 	var keep func() func(int64) bool
 	if d.minGames <= c.MinGames {
-		keep = d.idx.promotedFilter
+		keep = d.idx.PromotedFilter
 	}
 	m, done, err := s.filtered(ctx, true, keep)
 	defer done()
@@ -374,14 +352,13 @@ func flags(bad []flagged, p *shard.Merged, c store.ConcludeConfig) []flagged {
 // now have rows in the moves table (they have at least MinGames games;
 // below the threshold, too, their rows are kept from now on).
 func (d *DB) promoteFlagged(bad []flagged) {
-	slices.SortFunc(bad, func(a, b flagged) int { return cmpInt(a.id, b.id) })
-	cur := d.idx.cursor(d.spare)
+	slices.SortFunc(bad, func(a, b flagged) int { return cmp.Compare(a.id, b.id) })
+	cur := d.idx.Cursor()
 	for _, f := range bad {
-		cur.take(f.id)
-		cur.put(f.id, promoted)
+		cur.Take(f.id)
+		cur.Put(f.id, young.Promoted)
 	}
-	next, old := cur.done()
-	*d.idx, d.spare = next, old
+	d.idx.Replace(cur.Done())
 }
 
 // Checkpoint copies a WAL (left by a schema-2 database, which used one)

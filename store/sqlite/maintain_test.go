@@ -11,6 +11,7 @@ import (
 	"ocvist/canon"
 	"ocvist/store"
 	"ocvist/store/shard"
+	"ocvist/store/storetest"
 )
 
 // addCounts adds games to b so that (key, move) gains exactly wsum and games:
@@ -142,9 +143,9 @@ func TestPruneWindows(t *testing.T) {
 	var paths []string
 	var all [][]store.Game
 	for i := range shards {
-		g := randomGames(uint64(40+i), per)
+		g := storetest.RandomGames(uint64(40+i), per)
 		all = append(all, g)
-		paths = append(paths, mustShard(t, dir, testCfg, g))
+		paths = append(paths, storetest.MustShard(t, dir, storetest.Config, g))
 	}
 	for _, age := range []int64{3 * per, shards * per} {
 		t.Run(fmt.Sprintf("age=%d", age), func(t *testing.T) {
@@ -198,12 +199,12 @@ func TestPruneWindows(t *testing.T) {
 				t.Fatal("no recent rows compared")
 			}
 			if age == shards*per {
-				ref := newReference()
+				ref := storetest.NewReference()
 				for _, g := range all {
-					ref.add(g)
+					ref.Add(g)
 				}
-				ref.check(t, windowed)
-				ref.check(t, once)
+				ref.Check(t, windowed)
+				ref.Check(t, once)
 			}
 		})
 	}

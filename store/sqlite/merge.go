@@ -11,6 +11,8 @@ import (
 	"ocvist/store"
 	"ocvist/store/internal/meta"
 	"ocvist/store/shard"
+	"ocvist/store/sqlite/internal/sqlerr"
+	"ocvist/store/sqlite/internal/young"
 )
 
 // Merge adds the games of a sealed source to the database, exactly once:
@@ -101,7 +103,7 @@ func (d *DB) mergeRun(ctx context.Context, abs string) (store.MergeResult, error
 		return store.MergeResult{}, err
 	}
 	ms := mergeSource{id: h.ID, path: abs, open: func(ctx context.Context, tx *sql.Tx, name string) (*shard.Reader, func() error, error) {
-		w := newYoungWriter(ctx, tx, name)
+		w := young.NewWriter(ctx, tx, name)
 		r, finish, err := shard.OpenCopying(abs, w)
 		if err != nil {
 			return nil, nil, err
@@ -110,7 +112,7 @@ func (d *DB) mergeRun(ctx context.Context, abs string) (store.MergeResult, error
 			if err := finish(); err != nil {
 				return err
 			}
-			return w.flush()
+			return w.Flush()
 		}, nil
 	}}
 	ms.verify = func() (string, error) {
@@ -147,18 +149,18 @@ func (d *DB) mergeDB(ctx context.Context, abs string) (store.MergeResult, error)
 	defer st.snap.close()
 	seal := "state " + st.state
 	ms := mergeSource{id: h.ID, path: abs, seal: seal, open: func(ctx context.Context, tx *sql.Tx, name string) (*shard.Reader, func() error, error) {
-		w, err := youngWriterRun(ctx, tx, name, src.exportHeader(st))
+		w, err := young.Create(ctx, tx, name, src.exportHeader(st))
 		if err == nil {
 			err = src.writeExport(ctx, w, st)
 		}
 		if err != nil {
 			return nil, nil, err
 		}
-		data, err := openYoungData(ctx, tx, name, -1)
+		data, err := young.OpenData(ctx, tx, name, -1)
 		if err != nil {
 			return nil, nil, err
 		}
-		r, err := shard.NewReader(data, data.size(), abs)
+		r, err := shard.NewReader(data, data.Size(), abs)
 		return r, func() error { return nil }, err
 	}}
 	return d.commitMerge(ctx, ms)
@@ -181,7 +183,6 @@ type mergeSource struct {
 const (
 	ledgerSeal = "SELECT seal FROM merged_shards WHERE shard_id = ?"
 	ledgerAdd  = "INSERT INTO merged_shards (shard_id, path, games, merged_at, via, seal) VALUES (?, ?, ?, ?, ?, ?)"
-	youngAdd   = "INSERT INTO young_runs (name, born, games, positions, rows, bytes, source, black_wins, white_wins, draws) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 	totalsAdd  = "UPDATE totals SET games = games + ?, black_wins = black_wins + ?, white_wins = white_wins + ?, draws = draws + ? WHERE id = 1"
 )
 
@@ -199,7 +200,7 @@ func (d *DB) commitMerge(ctx context.Context, ms mergeSource) (store.MergeResult
 	case again:
 		return store.MergeResult{ShardID: ms.id, AlreadyMerged: true}, nil
 	}
-	name := youngName("young", shard.NewID())
+	name := young.Name("young", shard.NewID())
 	r, finish, err := ms.open(ctx, tx, name)
 	if err != nil {
 		return store.MergeResult{ShardID: ms.id}, err
@@ -241,7 +242,7 @@ func mergedBefore(ctx context.Context, tx *sql.Tx, ms mergeSource) (bool, error)
 func (d *DB) addYoung(ctx context.Context, tx *sql.Tx, ms mergeSource, name string, r *shard.Reader, finish func() error) (store.MergeResult, error) {
 	res := store.MergeResult{ShardID: ms.id}
 	r.SkipKeys = true // the checksum covers them; counting needs ids only
-	next, nPromoted, err := d.count(ctx, d.idx, d.spare, r)
+	next, nPromoted, err := young.Count(ctx, d.idx, r, d.minGames)
 	if err != nil {
 		return res, err
 	}
@@ -260,8 +261,7 @@ func (d *DB) addYoung(ctx context.Context, tx *sql.Tx, ms mergeSource, name stri
 	if err := tx.Commit(); err != nil {
 		return res, err
 	}
-	d.spare = d.idx.s
-	*d.idx = next
+	d.idx.Replace(next)
 	res.Games, res.Moves, res.Positions = r.Footer.Counts.Games, r.Footer.Rows, r.Footer.Positions
 	res.Promoted = nPromoted
 	return res, nil
@@ -292,11 +292,14 @@ func recordYoung(ctx context.Context, tx *sql.Tx, ms mergeSource, name string, r
 		return err
 	}
 	t, foot := r.Footer.Counts, r.Footer
+	run := young.Run{Name: name, Born: games + t.Games, Games: t.Games, Positions: foot.Positions, Rows: foot.Rows, Bytes: r.Size()}
+	if err := young.Add(ctx, tx, run, ms.id, t); err != nil {
+		return err
+	}
 	stmts := []struct {
 		q    string
 		args []any
 	}{
-		{youngAdd, []any{name, games + t.Games, t.Games, foot.Positions, foot.Rows, r.Size(), ms.id, t.Black, t.White, t.Draws}},
 		{totalsAdd, []any{t.Games, t.Black, t.White, t.Draws}},
 		{ledgerAdd, []any{ms.id, ms.path, t.Games, meta.Now(), "", ms.seal}},
 	}
@@ -334,7 +337,7 @@ func (d *DB) sealedState(ctx context.Context) (*dbState, error) {
 		Scan(&st.totals.Games, &st.totals.Black, &st.totals.White, &st.totals.Draws, &st.state)
 	if err != nil {
 		s.close()
-		return nil, classify(err)
+		return nil, sqlerr.Classify(err)
 	}
 	// Teacher shards stay out: an export carries statistics only.
 	ledger := "SELECT shard_id, seal, games FROM merged_shards ORDER BY shard_id"
@@ -344,7 +347,7 @@ func (d *DB) sealedState(ctx context.Context) (*dbState, error) {
 	rows, err := s.tx.QueryContext(ctx, ledger)
 	if err != nil {
 		s.close()
-		return nil, classify(err)
+		return nil, sqlerr.Classify(err)
 	}
 	defer rows.Close()
 	for rows.Next() {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"ocvist/store"
+	"ocvist/store/storetest"
 )
 
 // downgradeToV2 rewrites a schema-3 database whose positions are all
@@ -40,9 +41,9 @@ func downgradeToV2(t *testing.T, path string) {
 func TestMigrateV2(t *testing.T) {
 	ctx := context.Background()
 	path := tempPath(t, "v2.db")
-	games := randomGames(11, 300)
-	ref := newReference()
-	ref.add(games)
+	games := storetest.RandomGames(11, 300)
+	ref := storetest.NewReference()
+	ref.Add(games)
 	d := mustOpen(t, path)
 	writeGames(t, d, games, 300)
 	if _, err := d.Prune(ctx, store.PruneConfig{MinGames: 1, Age: 0}); err != nil {
@@ -56,7 +57,7 @@ func TestMigrateV2(t *testing.T) {
 
 	d = mustOpen(t, path)
 	defer mustClose(t, d)
-	ref.check(t, d)
+	ref.Check(t, d)
 	var n, v int
 	if err := d.db.QueryRow("SELECT count(*), max(version) FROM schema_migrations").Scan(&n, &v); err != nil || n != SchemaVersion || v != SchemaVersion {
 		t.Fatalf("schema_migrations: %d rows, max version %d (%v); want %d, %d", n, v, err, SchemaVersion, SchemaVersion)
@@ -69,10 +70,10 @@ func TestMigrateV2(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The migrated database keeps working: merge more and compare again.
-	more := randomGames(12, 100)
-	ref.add(more)
+	more := storetest.RandomGames(12, 100)
+	ref.Add(more)
 	writeGames(t, d, more, 50)
-	ref.check(t, d)
+	ref.Check(t, d)
 }
 
 // TestMergeRefusesV2Database: a database of schema 2 is refused as a merge
@@ -83,7 +84,7 @@ func TestMergeRefusesV2Database(t *testing.T) {
 	dir := t.TempDir()
 	old := filepath.Join(dir, "old.db")
 	d := mustOpen(t, old)
-	writeGames(t, d, randomGames(13, 50), 50)
+	writeGames(t, d, storetest.RandomGames(13, 50), 50)
 	if _, err := d.Prune(ctx, store.PruneConfig{MinGames: 1, Age: 0}); err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func TestMergeRefusesV2Database(t *testing.T) {
 	downgradeToV2(t, old)
 	target := filepath.Join(dir, "main.db")
 	d = mustOpen(t, target)
-	writeGames(t, d, randomGames(14, 50), 50)
+	writeGames(t, d, storetest.RandomGames(14, 50), 50)
 	before, oldBefore := exportString(t, d), fileHash(t, old)
 	if _, err := d.Merge(ctx, old); !errors.Is(err, store.ErrSchemaVersion) {
 		t.Fatalf("merge of a schema-2 database: %v, want ErrSchemaVersion", err)

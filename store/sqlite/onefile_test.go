@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"ocvist/store"
+	"ocvist/store/storetest"
 )
 
 // copyFile copies the file src to dst as cp does.
@@ -46,16 +47,16 @@ func TestCopyIsWhole(t *testing.T) {
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a.db")
 	d := mustOpen(t, a)
-	ref := newReference()
+	ref := storetest.NewReference()
 	for i, n := range []int{300, 700, 200} { // 700 games: a run of several chunks
-		games := randomGames(uint64(30+i), n)
+		games := storetest.RandomGames(uint64(30+i), n)
 		writeGames(t, d, games, n)
-		ref.add(games)
+		ref.Add(games)
 		if i == 0 {
 			if _, err := d.Prune(ctx, store.PruneConfig{MinGames: 2, Age: 0}); err != nil {
 				t.Fatal(err)
 			}
-			ref = newReference() // pruning dropped positions: compare exports from here on
+			ref = storetest.NewReference() // pruning dropped positions: compare exports from here on
 		}
 	}
 	var chunks int
@@ -103,7 +104,7 @@ func TestCopyIsWhole(t *testing.T) {
 	mustClose(t, c)
 
 	b := mustOpen(t, other)
-	more := randomGames(40, 100)
+	more := storetest.RandomGames(40, 100)
 	writeGames(t, b, more, 100)
 	if s := mustStats(t, b); s.Games != 1300 || s.YoungRuns != 3 {
 		t.Fatalf("copy after a merge: %+v", s)
@@ -133,15 +134,15 @@ var fixtureStats = store.Stats{Games: 260, BlackWins: 88, WhiteWins: 96, Draws: 
 
 // fixtureRef is the reference of the fixture's games, without the seeds
 // in skip.
-func fixtureRef(skip ...uint64) *reference {
-	ref := newReference()
+func fixtureRef(skip ...uint64) *storetest.Reference {
+	ref := storetest.NewReference()
 	for s := uint64(1); s <= 7; s++ {
 		n := 40
 		if s == 7 {
 			n = 20
 		}
 		if !slices.Contains(skip, s) {
-			ref.add(randomGames(s, n))
+			ref.Add(storetest.RandomGames(s, n))
 		}
 	}
 	return ref
@@ -195,7 +196,7 @@ func TestLegacyReadOnly(t *testing.T) {
 	if h := exportHash(t, ro); h != fixtureExport {
 		t.Fatalf("export hash %s, want %s", h, fixtureExport)
 	}
-	fixtureRef().check(t, ro)
+	fixtureRef().Check(t, ro)
 	if res, err := ro.Check(ctx, CheckConfig{}); err != nil || len(res.Problems) != 0 || res.YoungRuns != 4 || res.Games != 260 || res.Sources != 8 {
 		t.Fatalf("check: %+v, %v", res, err)
 	}
@@ -250,8 +251,8 @@ func TestLegacyMigrates(t *testing.T) {
 		t.Fatal(err)
 	}
 	young := fixtureRef(1, 2, 3)
-	if sourced != 4 || black != young.black || white != young.white || draws != young.draws {
-		t.Fatalf("young runs' recorded results %d/%d/%d of %d sourced runs, want %d/%d/%d of 4", black, white, draws, sourced, young.black, young.white, young.draws)
+	if sourced != 4 || black != young.Black || white != young.White || draws != young.Draws {
+		t.Fatalf("young runs' recorded results %d/%d/%d of %d sourced runs, want %d/%d/%d of 4", black, white, draws, sourced, young.Black, young.White, young.Draws)
 	}
 	s := mustStats(t, d)
 	s.FileBytes = 0
@@ -264,7 +265,7 @@ func TestLegacyMigrates(t *testing.T) {
 		t.Fatalf("export hash %s, want %s", h, fixtureExport)
 	}
 	ref := fixtureRef()
-	ref.check(t, d)
+	ref.Check(t, d)
 	if res, err := d.Check(ctx, CheckConfig{}); err != nil || len(res.Problems) != 0 || res.YoungRuns != 4 {
 		t.Fatalf("check: %+v, %v", res, err)
 	}
@@ -276,13 +277,13 @@ func TestLegacyMigrates(t *testing.T) {
 	if h := exportHash(t, c); h != fixtureExport {
 		t.Fatal("the migrated file, copied alone, exports other rows")
 	}
-	more := randomGames(8, 60)
+	more := storetest.RandomGames(8, 60)
 	writeGames(t, c, more, 30)
-	ref.add(more)
+	ref.Add(more)
 	if _, err := c.Prune(ctx, store.PruneConfig{MinGames: 1, Age: 0}); err != nil {
 		t.Fatal(err)
 	}
-	ref.check(t, c)
+	ref.Check(t, c)
 	if res, err := c.Check(ctx, CheckConfig{}); err != nil || len(res.Problems) != 0 || res.YoungRuns != 0 {
 		t.Fatalf("check after pruning everything: %+v, %v", res, err)
 	}
@@ -298,7 +299,7 @@ func TestLegacyMergeSource(t *testing.T) {
 	if res, err := d.Merge(ctx, path); err != nil || res.Games != 260 {
 		t.Fatalf("merge the legacy database: %+v, %v", res, err)
 	}
-	fixtureRef().check(t, d)
+	fixtureRef().Check(t, d)
 	if dirHash(t, filepath.Dir(path)) != before {
 		t.Fatal("merging from the legacy database changed its directory")
 	}

@@ -15,6 +15,8 @@ import (
 	"ocvist/store"
 	"ocvist/store/internal/meta"
 	"ocvist/store/shard"
+	"ocvist/store/sqlite/internal/sqlerr"
+	"ocvist/store/sqlite/internal/young"
 )
 
 // Stats summarises the database, its young runs included. It reads every
@@ -48,17 +50,17 @@ func (d *DB) stats(ctx context.Context) (store.Stats, error) {
 			Scan(&s.TeacherShards, &s.TeacherShardGames)
 	}
 	if err != nil {
-		return s, classify(err)
+		return s, sqlerr.Classify(err)
 	}
 	s.Blacklisted = s.PrunedBlack
-	s.YoungRuns = int64(len(snap.runs))
+	s.YoungRuns = int64(len(snap.set.Runs))
 	if err := countPositions(ctx, snap, &s); err != nil {
 		return s, err
 	}
 	s.FileBytes = fileBytes(d.path)
-	if snap.legacy {
-		for _, r := range snap.runs {
-			s.FileBytes += r.bytes
+	if snap.set.Legacy() {
+		for _, r := range snap.set.Runs {
+			s.FileBytes += r.Bytes
 		}
 	}
 	return s, nil
@@ -176,7 +178,7 @@ func (d *DB) blacklist(ctx context.Context) (store.Blacklist, error) {
 	var es []store.BlacklistEntry
 	rows, err := snap.tx.QueryContext(ctx, "SELECT pid, mx, my FROM moves WHERE blacklisted != 0 UNION ALL SELECT pid, mx, my FROM blacklist")
 	if err != nil {
-		return store.Blacklist{}, classify(err)
+		return store.Blacklist{}, sqlerr.Classify(err)
 	}
 	for rows.Next() {
 		var e store.BlacklistEntry
@@ -189,15 +191,15 @@ func (d *DB) blacklist(ctx context.Context) (store.Blacklist, error) {
 	if err := rows.Close(); err != nil {
 		return store.Blacklist{}, err
 	}
-	for i, run := range snap.runs {
-		r, err := snap.run(i)
+	for i, run := range snap.set.Runs {
+		r, err := snap.set.Open(i)
 		if err != nil {
 			return store.Blacklist{}, err
 		}
 		for {
 			p, err := r.Next()
 			if err != nil {
-				return store.Blacklist{}, damaged(d.path, run.name, err)
+				return store.Blacklist{}, young.Damaged(d.path, run.Name, err)
 			}
 			if p == nil {
 				break

@@ -10,6 +10,7 @@ import (
 	"ocvist/gomoku"
 	"ocvist/store"
 	"ocvist/store/shard"
+	"ocvist/store/storetest"
 )
 
 // TestOpenRefusals: Open refuses each bad file with the right sentinel and
@@ -24,13 +25,13 @@ func TestOpenRefusals(t *testing.T) {
 	}
 	ocvist := filepath.Join(dir, "ocvist.db")
 	d := mustOpen(t, ocvist)
-	writeGames(t, d, randomGames(1, 30), 30)
+	writeGames(t, d, storetest.RandomGames(1, 30), 30)
 	mustClose(t, d)
 	newer := filepath.Join(dir, "newer.db")
 	d = mustOpen(t, newer)
 	mustClose(t, d)
 	rawExec(t, newer, "UPDATE meta SET value = '99' WHERE key = 'schema_version'")
-	shard := mustShard(t, dir, testCfg, randomGames(2, 10))
+	shard := storetest.MustShard(t, dir, storetest.Config, storetest.RandomGames(2, 10))
 
 	cases := []struct {
 		name string
@@ -38,14 +39,14 @@ func TestOpenRefusals(t *testing.T) {
 		cfg  store.Config
 		want error
 	}{
-		{"ForeignSQLite", foreign, testCfg, store.ErrNotOcvist},
-		{"NotSQLite", notSQLite, testCfg, store.ErrNotOcvist},
-		{"Directory", dir, testCfg, store.ErrNotOcvist},
-		{"Shard", shard, testCfg, store.ErrShard},
+		{"ForeignSQLite", foreign, storetest.Config, store.ErrNotOcvist},
+		{"NotSQLite", notSQLite, storetest.Config, store.ErrNotOcvist},
+		{"Directory", dir, storetest.Config, store.ErrNotOcvist},
+		{"Shard", shard, storetest.Config, store.ErrShard},
 		{"OtherRule", ocvist, store.Config{Rule: gomoku.Standard, KeyVersion: 1, BoardSize: 15}, store.ErrRuleMismatch},
 		{"OtherKeyVersion", ocvist, store.Config{Rule: gomoku.Freestyle, KeyVersion: 2, BoardSize: 15}, store.ErrKeyVersion},
 		{"OtherBoardSize", ocvist, store.Config{Rule: gomoku.Freestyle, KeyVersion: 1, BoardSize: 19}, store.ErrBoardSize},
-		{"NewerSchema", newer, testCfg, store.ErrSchemaVersion},
+		{"NewerSchema", newer, storetest.Config, store.ErrSchemaVersion},
 		{"BadConfig", filepath.Join(dir, "new.db"), store.Config{Rule: 7, KeyVersion: 1, BoardSize: 15}, store.ErrInvalidConfig},
 	}
 	for _, c := range cases {
@@ -82,10 +83,10 @@ func TestMergeRefusals(t *testing.T) {
 	if err := os.WriteFile(notSQLite, make([]byte, 8192), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	games := randomGames(8, 300)
-	standard := mustShard(t, dir, store.Config{Rule: gomoku.Standard, KeyVersion: 1, BoardSize: 15}, games)
-	keyV2 := mustShard(t, dir, store.Config{Rule: gomoku.Freestyle, KeyVersion: 2, BoardSize: 15}, games)
-	good := mustShard(t, dir, testCfg, games)
+	games := storetest.RandomGames(8, 300)
+	standard := storetest.MustShard(t, dir, store.Config{Rule: gomoku.Standard, KeyVersion: 1, BoardSize: 15}, games)
+	keyV2 := storetest.MustShard(t, dir, store.Config{Rule: gomoku.Freestyle, KeyVersion: 2, BoardSize: 15}, games)
+	good := storetest.MustShard(t, dir, storetest.Config, games)
 	data, err := os.ReadFile(good)
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +109,7 @@ func TestMergeRefusals(t *testing.T) {
 	future := write("shard-future.run", futureFormat)
 	// A record type from the future, sealed: refused, not skipped.
 	unknown := filepath.Join(dir, "shard-unknown.run")
-	w, err := shard.Create(unknown, shard.Header{Kind: shard.KindShard, Config: testCfg, ID: "future"})
+	w, err := shard.Create(unknown, shard.Header{Kind: shard.KindShard, Config: storetest.Config, ID: "future"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestMergeRefusals(t *testing.T) {
 
 	target := filepath.Join(dir, "target.db")
 	d := mustOpen(t, target)
-	writeGames(t, d, randomGames(9, 50), 50)
+	writeGames(t, d, storetest.RandomGames(9, 50), 50)
 	before := exportString(t, d)
 
 	cases := []struct {
@@ -174,10 +175,10 @@ func TestSecondWriter(t *testing.T) {
 	ctx := context.Background()
 	path := tempPath(t, "w.db")
 	d := mustOpen(t, path)
-	games := randomGames(3, 200)
+	games := storetest.RandomGames(3, 200)
 	writeGames(t, d, games[:100], 50)
 	for _, open := range []func() (*DB, error){
-		func() (*DB, error) { return Open(path, testCfg) },
+		func() (*DB, error) { return Open(path, storetest.Config) },
 		func() (*DB, error) { return OpenExisting(path) },
 	} {
 		if e, err := open(); !errors.Is(err, store.ErrInUse) {
@@ -194,10 +195,10 @@ func TestSecondWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeGames(t, d, games[100:], 50)
-	ref := newReference()
-	ref.add(games)
-	ref.check(t, d)
-	ref.check(t, ro)
+	ref := storetest.NewReference()
+	ref.Add(games)
+	ref.Check(t, d)
+	ref.Check(t, ro)
 	mustClose(t, ro)
 	// Merging from a database being written is refused too.
 	other := mustOpen(t, tempPath(t, "other.db"))
@@ -208,7 +209,7 @@ func TestSecondWriter(t *testing.T) {
 	if res, err := other.Merge(ctx, path); err != nil || res.Games != 200 {
 		t.Fatalf("merge after the writer closed: %+v, %v", res, err)
 	}
-	ref.check(t, other)
+	ref.Check(t, other)
 }
 
 // TestRemergeGrown: acceptance point 4 of issue 9. A database merged, then
@@ -219,7 +220,7 @@ func TestRemergeGrown(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	a := mustOpen(t, filepath.Join(dir, "a.db"))
-	writeGames(t, a, randomGames(1, 100), 100)
+	writeGames(t, a, storetest.RandomGames(1, 100), 100)
 	mustClose(t, a)
 	target := mustOpen(t, filepath.Join(dir, "t.db"))
 	if _, err := target.Merge(ctx, filepath.Join(dir, "a.db")); err != nil {
@@ -229,7 +230,7 @@ func TestRemergeGrown(t *testing.T) {
 		t.Fatalf("merge of the same state again: %+v, %v; want AlreadyMerged", res, err)
 	}
 	a = mustOpen(t, filepath.Join(dir, "a.db"))
-	newer := mustShard(t, dir, testCfg, randomGames(2, 40))
+	newer := storetest.MustShard(t, dir, storetest.Config, storetest.RandomGames(2, 40))
 	if _, err := a.Merge(ctx, newer); err != nil {
 		t.Fatal(err)
 	}
@@ -246,10 +247,10 @@ func TestRemergeGrown(t *testing.T) {
 	if res, err := target.Merge(ctx, newer); err != nil || res.Games != 40 {
 		t.Fatalf("merge of the new shard itself: %+v, %v", res, err)
 	}
-	ref := newReference()
-	ref.add(randomGames(1, 100))
-	ref.add(randomGames(2, 40))
-	ref.check(t, target)
+	ref := storetest.NewReference()
+	ref.Add(storetest.RandomGames(1, 100))
+	ref.Add(storetest.RandomGames(2, 40))
+	ref.Check(t, target)
 }
 
 // TestPrunedCopyCannotHide: acceptance point 4 of issue 9. A pruned copy of
@@ -261,7 +262,7 @@ func TestPrunedCopyCannotHide(t *testing.T) {
 	dir := t.TempDir()
 	orig := filepath.Join(dir, "orig.db")
 	d := mustOpen(t, orig)
-	writeGames(t, d, randomGames(5, 200), 100)
+	writeGames(t, d, storetest.RandomGames(5, 200), 100)
 	mustClose(t, d)
 	cp := filepath.Join(dir, "copy.db")
 	data, err := os.ReadFile(orig)
@@ -283,8 +284,8 @@ func TestPrunedCopyCannotHide(t *testing.T) {
 	if res, err := target.Merge(ctx, orig); !errors.Is(err, store.ErrOverlap) || res.AlreadyMerged {
 		t.Fatalf("merge of the original after its pruned copy: %+v, %v; want ErrOverlap", res, err)
 	}
-	shard := mustShard(t, dir, testCfg, randomGames(6, 10))
-	if _, err := Open(shard, testCfg); !errors.Is(err, store.ErrShard) {
+	shard := storetest.MustShard(t, dir, storetest.Config, storetest.RandomGames(6, 10))
+	if _, err := Open(shard, storetest.Config); !errors.Is(err, store.ErrShard) {
 		t.Fatalf("open a shard to prune it: %v, want ErrShard", err)
 	}
 }
@@ -298,7 +299,7 @@ func TestReadOnlyUse(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "r.db")
 	d := mustOpen(t, path)
-	writeGames(t, d, randomGames(4, 100), 50)
+	writeGames(t, d, storetest.RandomGames(4, 100), 50)
 	mustClose(t, d)
 	os.Remove(lockPath(path)) // as if copied here without it
 	before := dirHash(t, dir)
@@ -328,7 +329,7 @@ func TestReadOnlyUse(t *testing.T) {
 		t.Fatal("reading changed the database's directory")
 	}
 	if os.Geteuid() != 0 {
-		_, err := Open(filepath.Join(dir, "new.db"), testCfg)
+		_, err := Open(filepath.Join(dir, "new.db"), storetest.Config)
 		if !errors.Is(err, os.ErrPermission) {
 			t.Fatalf("create in a read-only directory: %v, want permission denied", err)
 		}

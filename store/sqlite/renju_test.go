@@ -8,6 +8,7 @@ import (
 
 	"ocvist/gomoku"
 	"ocvist/store"
+	"ocvist/store/storetest"
 )
 
 // TestRenjuRule: a renju database records its rule, reopens under it and
@@ -19,7 +20,7 @@ func TestRenjuRule(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	renju := store.Config{Rule: gomoku.Renju, KeyVersion: 1, BoardSize: 15}
-	games := randomGames(61, 80)
+	games := storetest.RandomGames(61, 80)
 	rpath := filepath.Join(dir, "renju.db")
 	r, err := Open(rpath, renju)
 	if err != nil {
@@ -32,7 +33,7 @@ func TestRenjuRule(t *testing.T) {
 	if frows == "" || exportString(t, r) != frows {
 		t.Fatal("the same games give other rows under renju")
 	}
-	rshard := mustShard(t, dir, renju, randomGames(62, 30))
+	rshard := storetest.MustShard(t, dir, renju, storetest.RandomGames(62, 30))
 	if res, err := r.Merge(ctx, rshard); err != nil || res.Games != 30 {
 		t.Fatalf("merge a renju shard: %+v, %v", res, err)
 	}
@@ -42,14 +43,14 @@ func TestRenjuRule(t *testing.T) {
 	rows := exportString(t, r)
 	mustClose(t, r)
 
-	fshard := mustShard(t, dir, testCfg, randomGames(63, 10))
+	fshard := storetest.MustShard(t, dir, storetest.Config, storetest.RandomGames(63, 10))
 	for _, tc := range []struct {
 		name string
 		err  func() error
 	}{
 		{"renju shard into freestyle", func() error { _, err := f.Merge(ctx, rshard); return err }},
 		{"renju database into freestyle", func() error { _, err := f.Merge(ctx, rpath); return err }},
-		{"open renju as freestyle", func() error { d, err := Open(rpath, testCfg); closeIf(d); return err }},
+		{"open renju as freestyle", func() error { d, err := Open(rpath, storetest.Config); closeIf(d); return err }},
 		{"open renju as standard", func() error {
 			d, err := Open(rpath, store.Config{Rule: gomoku.Standard, KeyVersion: 1, BoardSize: 15})
 			closeIf(d)

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"strings"
 
 	"ocvist/store/shard"
+	"ocvist/store/sqlite/internal/sqlerr"
+	"ocvist/store/sqlite/internal/young"
 )
 
 // DroppedRun is a young run Repair took out of the database.
@@ -69,11 +72,11 @@ func (d *DB) repair(ctx context.Context) (RepairResult, error) {
 	var res RepairResult
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
-		return res, classify(err)
+		return res, sqlerr.Classify(err)
 	}
 	defer tx.Rollback()
 	s := &snapshot{ctx: ctx, tx: tx, path: d.path}
-	if s.runs, err = listYoung(ctx, tx); err != nil {
+	if s.set, err = young.Load(ctx, tx, d.path); err != nil {
 		return res, err
 	}
 	found, err := d.check(ctx, s, "PRAGMA integrity_check")
@@ -94,7 +97,7 @@ func (d *DB) repair(ctx context.Context) (RepairResult, error) {
 		res.Left = found.Problems
 		return res, nil
 	}
-	if s.runs, err = listYoung(ctx, tx); err != nil {
+	if s.set, err = young.Load(ctx, tx, d.path); err != nil {
 		return res, err
 	}
 	again, err := d.check(ctx, s, "")
@@ -111,11 +114,11 @@ func (d *DB) repair(ctx context.Context) (RepairResult, error) {
 // mend drops the problems' young runs and orphan bytes and corrects the
 // rows of whole runs.
 func (d *DB) mend(ctx context.Context, tx *sql.Tx, problems []Problem, res *RepairResult) error {
-	extras, err := youngExtras(ctx, tx)
+	extras, err := young.Extras(ctx, tx)
 	if err != nil {
 		return err
 	}
-	runs, err := listYoung(ctx, tx)
+	runs, err := young.List(ctx, tx)
 	if err != nil {
 		return err
 	}
@@ -125,12 +128,12 @@ func (d *DB) mend(ctx context.Context, tx *sql.Tx, problems []Problem, res *Repa
 		case mendDrop:
 			drop[p.Run] = true
 		case mendOrphan:
-			if _, err := tx.ExecContext(ctx, youngDataDelete, p.Run); err != nil {
+			if err := young.DeleteData(ctx, tx, p.Run); err != nil {
 				return err
 			}
 			res.Orphans++
 		case mendRow:
-			if err := correctRow(ctx, tx, p.Run, p.foot); err != nil {
+			if err := young.Correct(ctx, tx, p.Run, p.foot); err != nil {
 				return err
 			}
 			res.Corrected = append(res.Corrected, p.Run)
@@ -138,11 +141,11 @@ func (d *DB) mend(ctx context.Context, tx *sql.Tx, problems []Problem, res *Repa
 	}
 	// Latest first: a run's born is shifted by the runs dropped after it
 	// only, which are gone by then.
-	slices.SortFunc(runs, func(a, b youngRun) int { return cmpInt(b.born, a.born) })
+	slices.SortFunc(runs, func(a, b young.Run) int { return cmp.Compare(b.Born, a.Born) })
 	for _, r := range runs {
-		if drop[r.name] {
-			if err := d.unmerge(ctx, tx, r, extras[r.name], res); err != nil {
-				return fmt.Errorf("drop young run %s: %w", r.name, err)
+		if drop[r.Name] {
+			if err := d.unmerge(ctx, tx, r, extras[r.Name], res); err != nil {
+				return fmt.Errorf("drop young run %s: %w", r.Name, err)
 			}
 		}
 	}
@@ -150,31 +153,26 @@ func (d *DB) mend(ctx context.Context, tx *sql.Tx, problems []Problem, res *Repa
 }
 
 // unmerge takes the young run r out as if it had never been merged.
-func (d *DB) unmerge(ctx context.Context, tx *sql.Tx, r youngRun, e runExtra, res *RepairResult) error {
-	dr := DroppedRun{Name: r.name, Source: e.source, Games: r.games, Positions: r.positions, Rows: r.rows}
+func (d *DB) unmerge(ctx context.Context, tx *sql.Tx, r young.Run, e young.Extra, res *RepairResult) error {
+	dr := DroppedRun{Name: r.Name, Source: e.Source, Games: r.Games, Positions: r.Positions, Rows: r.Rows}
 	t, err := readTotals(ctx, tx)
 	if err != nil {
 		return err
 	}
-	if e.black.Valid {
-		dr.Black, dr.White, dr.Draws = e.black.Int64, e.white.Int64, e.draws.Int64
+	if e.Black.Valid {
+		dr.Black, dr.White, dr.Draws = e.Black.Int64, e.White.Int64, e.Draws.Int64
 	} else {
-		dr.Black, dr.White, dr.Draws = shareOut(r.games, t)
+		dr.Black, dr.White, dr.Draws = shareOut(r.Games, t)
 		dr.Estimated = true
 	}
-	stmts := []struct {
-		q    string
-		args []any
-	}{
-		{"DELETE FROM young_runs WHERE name = ?", []any{r.name}},
-		{youngDataDelete, []any{r.name}},
-		{totalsAdd, []any{-dr.Games, -dr.Black, -dr.White, -dr.Draws}},
-		{"UPDATE young_runs SET born = born - ? WHERE born > ?", []any{r.games, r.born}},
+	if err := young.Delete(ctx, tx, r.Name); err != nil {
+		return err
 	}
-	for _, st := range stmts {
-		if _, err := tx.ExecContext(ctx, st.q, st.args...); err != nil {
-			return err
-		}
+	if _, err := tx.ExecContext(ctx, totalsAdd, -dr.Games, -dr.Black, -dr.White, -dr.Draws); err != nil {
+		return err
+	}
+	if err := young.Unborn(ctx, tx, r.Born, r.Games); err != nil {
+		return err
 	}
 	if dr.Source != "" {
 		n, err := execCount(ctx, tx, "DELETE FROM merged_shards WHERE (shard_id = ? AND via = '') OR via = ?", dr.Source, dr.Source)
@@ -219,13 +217,4 @@ func shareOut(g int64, t shard.Counts) (black, white, draws int64) {
 		rem[best] = -1
 	}
 	return share[0], share[1], share[2]
-}
-
-// correctRow makes the row of the whole run name say what it holds, f.
-func correctRow(ctx context.Context, tx *sql.Tx, name string, f shard.Footer) error {
-	const fix = "UPDATE young_runs SET games = ?, positions = ?, rows = ?, black_wins = ?, white_wins = ?, draws = ? WHERE name = ?"
-	if _, err := tx.ExecContext(ctx, fix, f.Games, f.Positions, f.Rows, f.Black, f.White, f.Draws, name); err != nil {
-		return fmt.Errorf("correct young run %s: %w", name, err)
-	}
-	return nil
 }

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -12,6 +13,8 @@ import (
 
 	"ocvist/store"
 	"ocvist/store/shard"
+	"ocvist/store/sqlite/internal/young"
+	"ocvist/store/storetest"
 )
 
 // TestRepairHealthy: Repair of a healthy database finds and changes
@@ -20,7 +23,7 @@ func TestRepairHealthy(t *testing.T) {
 	ctx := context.Background()
 	path := tempPath(t, "d.db")
 	d := mustOpen(t, path)
-	writeGames(t, d, randomGames(1, 300), 100)
+	writeGames(t, d, storetest.RandomGames(1, 300), 100)
 	if _, err := d.Prune(ctx, store.PruneConfig{MinGames: 2, Age: 100}); err != nil {
 		t.Fatal(err)
 	}
@@ -53,18 +56,18 @@ type damageCase struct {
 
 var damageCases = []damageCase{
 	{"CutChunk", func(t *testing.T, db *sql.DB, run string) {
-		mustExec(t, db, "UPDATE young_data SET data = substr(data, 1, 1000) WHERE run = ? AND off = ?", run, youngChunk)
+		mustExec(t, db, "UPDATE young_data SET data = substr(data, 1, 1000) WHERE run = ? AND off = ?", run, young.Chunk)
 	}},
 	{"LastChunkGone", func(t *testing.T, db *sql.DB, run string) {
 		mustExec(t, db, "DELETE FROM young_data WHERE run = ? AND off = (SELECT max(off) FROM young_data WHERE run = ?)", run, run)
 	}},
 	{"FlippedBit", func(t *testing.T, db *sql.DB, run string) {
 		var b []byte
-		if err := db.QueryRow("SELECT data FROM young_data WHERE run = ? AND off = ?", run, youngChunk).Scan(&b); err != nil {
+		if err := db.QueryRow("SELECT data FROM young_data WHERE run = ? AND off = ?", run, young.Chunk).Scan(&b); err != nil {
 			t.Fatal(err)
 		}
 		b[len(b)/2] ^= 0x10
-		mustExec(t, db, "UPDATE young_data SET data = ? WHERE run = ? AND off = ?", b, run, youngChunk)
+		mustExec(t, db, "UPDATE young_data SET data = ? WHERE run = ? AND off = ?", b, run, young.Chunk)
 	}},
 	{"BytesGone", func(t *testing.T, db *sql.DB, run string) {
 		mustExec(t, db, "DELETE FROM young_data WHERE run = ?", run)
@@ -89,7 +92,7 @@ func buildRepairDB(t *testing.T, path, dir string, skip uint64) string {
 	d := mustOpen(t, path)
 	var shard3 string
 	for _, s := range repairSeeds {
-		p := mustShard(t, dir, testCfg, randomGames(s.seed, s.games))
+		p := storetest.MustShard(t, dir, storetest.Config, storetest.RandomGames(s.seed, s.games))
 		if s.seed == 3 {
 			shard3 = p
 		}
@@ -114,15 +117,15 @@ func buildRepairDB(t *testing.T, path, dir string, skip uint64) string {
 // youngBorn lists the young runs' (born, games), sorted.
 func youngBorn(t *testing.T, d *DB) [][2]int64 {
 	t.Helper()
-	runs, err := listYoung(context.Background(), d.db)
+	runs, err := young.List(context.Background(), d.db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out [][2]int64
 	for _, r := range runs {
-		out = append(out, [2]int64{r.born, r.games})
+		out = append(out, [2]int64{r.Born, r.Games})
 	}
-	slices.SortFunc(out, func(a, b [2]int64) int { return cmpInt(a[0], b[0]) })
+	slices.SortFunc(out, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
 	return out
 }
 
@@ -147,8 +150,8 @@ func TestRepairDropsDamage(t *testing.T) {
 	}
 	defer tw.Close()
 	twinExport, twinStats := exportString(t, tw), mustStats(t, tw)
-	third := newReference()
-	third.add(randomGames(3, 700))
+	third := storetest.NewReference()
+	third.Add(storetest.RandomGames(3, 700))
 	info, err := shard.ReadShard(shard3)
 	if err != nil {
 		t.Fatal(err)
@@ -193,7 +196,7 @@ func TestRepairDropsDamage(t *testing.T) {
 			}
 			rep, err := d.Repair(ctx)
 			want := DroppedRun{Name: run, Source: info.ID, Games: 700, Positions: positions, Rows: rows,
-				Black: third.black, White: third.white, Draws: third.draws}
+				Black: third.Black, White: third.White, Draws: third.Draws}
 			if err != nil || len(rep.Dropped) != 1 || rep.Dropped[0] != want || rep.Games != 700 || rep.Positions != positions ||
 				rep.Rows != rows || rep.Ledger != 1 || len(rep.Left) != 0 || len(rep.Found) != 1 {
 				t.Fatalf("repair: %+v, %v; want %+v dropped, 1 ledger entry", rep, err, want)
@@ -215,11 +218,11 @@ func TestRepairDropsDamage(t *testing.T) {
 			if res, err := d.Merge(ctx, shard3); err != nil || res.AlreadyMerged || res.Games != 700 {
 				t.Fatalf("merge the dropped run's shard again: %+v, %v", res, err)
 			}
-			ref := newReference()
+			ref := storetest.NewReference()
 			for _, s := range repairSeeds {
-				ref.add(randomGames(s.seed, s.games))
+				ref.Add(storetest.RandomGames(s.seed, s.games))
 			}
-			ref.check(t, d)
+			ref.Check(t, d)
 		})
 	}
 }
@@ -284,7 +287,7 @@ func TestRepairLegacyTruncated(t *testing.T) {
 		t.Fatalf("estimated results %d/%d/%d, want 13/15/12", dr.Black, dr.White, dr.Draws)
 	}
 	ref := fixtureRef(5)
-	s := ref.checkRows(t, d)
+	s := ref.CheckRows(t, d)
 	if s.BlackWins != 88-13 || s.WhiteWins != 96-15 || s.Draws != 76-12 || s.MergedShards != 7 || s.YoungRuns != 3 {
 		t.Fatalf("stats after the repair %+v", s)
 	}
@@ -294,13 +297,13 @@ func TestRepairLegacyTruncated(t *testing.T) {
 	if res, err := target.Merge(ctx, path); err == nil {
 		t.Fatalf("merge from a database being written: %+v", res)
 	}
-	more := randomGames(9, 30)
+	more := storetest.RandomGames(9, 30)
 	writeGames(t, d, more, 30)
-	ref.add(more)
+	ref.Add(more)
 	if _, err := d.Prune(ctx, store.PruneConfig{MinGames: 1, Age: 0}); err != nil {
 		t.Fatal(err)
 	}
-	ref.checkRows(t, d)
+	ref.CheckRows(t, d)
 	mustClose(t, d)
 	if res, err := target.Merge(ctx, path); err != nil || res.Games != 250 {
 		t.Fatalf("merge from the repaired database: %+v, %v", res, err)
@@ -314,9 +317,9 @@ func TestRepairCorrectsRow(t *testing.T) {
 	ctx := context.Background()
 	path := tempPath(t, "d.db")
 	d := mustOpen(t, path)
-	ref := newReference()
-	games := randomGames(1, 200)
-	ref.add(games)
+	ref := storetest.NewReference()
+	games := storetest.RandomGames(1, 200)
+	ref.Add(games)
 	writeGames(t, d, games, 100)
 	before := mustStats(t, d)
 	mustClose(t, d)
@@ -341,7 +344,7 @@ func TestRepairCorrectsRow(t *testing.T) {
 	if res, err := d.Check(ctx, CheckConfig{}); err != nil || len(res.Problems) != 0 || mustStats(t, d) != before {
 		t.Fatalf("after the repair: %+v, %v", res, err)
 	}
-	ref.check(t, d)
+	ref.Check(t, d)
 }
 
 // TestRepairLeaves: bytes of no young run are found and deleted; totals
@@ -352,7 +355,7 @@ func TestRepairLeaves(t *testing.T) {
 	ctx := context.Background()
 	path := tempPath(t, "d.db")
 	d := mustOpen(t, path)
-	writeGames(t, d, randomGames(1, 100), 50)
+	writeGames(t, d, storetest.RandomGames(1, 100), 50)
 	want := exportString(t, d)
 	mustClose(t, d)
 	withRaw(t, path, func(db *sql.DB) {

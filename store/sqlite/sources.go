@@ -5,26 +5,8 @@ import (
 	"database/sql"
 
 	"ocvist/store/shard"
+	"ocvist/store/sqlite/internal/sqlerr"
 )
-
-// runSource reads a run; positions without a born count get born. The
-// run is a young run of the database db, whose damage is a DamageError.
-type runSource struct {
-	r    *shard.Reader
-	born int64
-	db   string
-}
-
-func (s *runSource) Next() (*shard.Position, error) {
-	p, err := s.r.Next()
-	if err != nil {
-		return nil, damaged(s.db, s.r.Path, err)
-	}
-	if p != nil && p.Born == 0 {
-		p.Born = s.born
-	}
-	return p, nil
-}
 
 // matureSource reads the moves table (the promoted positions) in primary
 // key order, one position at a time.
@@ -45,14 +27,14 @@ const matureSQL = "SELECT pid, key, mx, my, wsum, games, blacklisted FROM moves 
 func newMatureSource(ctx context.Context, q querier) (*matureSource, error) {
 	rows, err := q.QueryContext(ctx, matureSQL)
 	if err != nil {
-		return nil, classify(err)
+		return nil, sqlerr.Classify(err)
 	}
 	return &matureSource{rows: rows}, nil
 }
 
 func (s *matureSource) scan() (bool, error) {
 	if !s.rows.Next() {
-		return false, classify(s.rows.Err())
+		return false, sqlerr.Classify(s.rows.Err())
 	}
 	a := &s.ahead
 	a.key = a.key[:0]

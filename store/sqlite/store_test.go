@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +14,7 @@ import (
 	"ocvist/canon"
 	"ocvist/store"
 	"ocvist/store/shard"
+	"ocvist/store/storetest"
 )
 
 // TestMergeMatchesReference: shards merged one by one hold exactly the
@@ -25,13 +24,13 @@ func TestMergeMatchesReference(t *testing.T) {
 	ctx := context.Background()
 	path := tempPath(t, "w.db")
 	d := mustOpen(t, path)
-	ref := newReference()
+	ref := storetest.NewReference()
 	for i, seed := range []uint64{1, 2, 3} {
-		games := randomGames(seed, 200+100*i)
+		games := storetest.RandomGames(seed, 200+100*i)
 		writeGames(t, d, games, 90)
-		ref.add(games)
+		ref.Add(games)
 	}
-	ref.check(t, d)
+	ref.Check(t, d)
 	res, err := d.Prune(ctx, store.PruneConfig{MinGames: 2, Age: 1 << 40})
 	if err != nil {
 		t.Fatal(err)
@@ -39,20 +38,20 @@ func TestMergeMatchesReference(t *testing.T) {
 	if res.Positions != 0 || res.Runs != 0 || res.YoungRuns != 12 || res.Mature == 0 || res.Young == 0 {
 		t.Fatalf("prune %+v: want 12 young runs, none expired, some positions promoted, some young", res)
 	}
-	ref.check(t, d)
-	more := randomGames(4, 150)
+	ref.Check(t, d)
+	more := storetest.RandomGames(4, 150)
 	writeGames(t, d, more, 150)
-	ref.add(more)
-	ref.check(t, d)
+	ref.Add(more)
+	ref.Check(t, d)
 	// Lowering the threshold and expiring every run promotes everything:
 	// no position is lost, no count changes.
 	if res, err := d.Prune(ctx, store.PruneConfig{MinGames: 1, Age: 0}); err != nil || res.Positions != 0 || res.YoungRuns != 0 || res.Young != 0 {
 		t.Fatalf("prune to min 1: %+v, %v", res, err)
 	}
-	ref.check(t, d)
+	ref.Check(t, d)
 	mustClose(t, d)
 	d = mustOpen(t, path)
-	ref.check(t, d)
+	ref.Check(t, d)
 	if err := d.IntegrityCheck(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -63,9 +62,9 @@ func TestMergeMatchesReference(t *testing.T) {
 func TestCountConservation(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	gamesA, gamesB := randomGames(11, 400), randomGames(22, 300)
-	shardA := mustShard(t, dir, testCfg, gamesA)
-	shardB := mustShard(t, dir, testCfg, gamesB)
+	gamesA, gamesB := storetest.RandomGames(11, 400), storetest.RandomGames(22, 300)
+	shardA := storetest.MustShard(t, dir, storetest.Config, gamesA)
+	shardB := storetest.MustShard(t, dir, storetest.Config, gamesB)
 
 	d := mustOpen(t, filepath.Join(dir, "main.db"))
 	for _, p := range []string{shardA, shardB} {
@@ -77,10 +76,10 @@ func TestCountConservation(t *testing.T) {
 			t.Fatalf("merge %s: %+v", p, res)
 		}
 	}
-	ref := newReference()
-	ref.add(gamesA)
-	ref.add(gamesB)
-	ref.check(t, d)
+	ref := storetest.NewReference()
+	ref.Add(gamesA)
+	ref.Add(gamesB)
+	ref.Check(t, d)
 
 	before := exportString(t, d)
 	statsBefore, _ := d.Stats(ctx)
@@ -108,9 +107,9 @@ func TestCountConservation(t *testing.T) {
 func TestMergeNested(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	gamesA, gamesB := randomGames(1, 50), randomGames(2, 60)
-	shardA := mustShard(t, dir, testCfg, gamesA)
-	shardB := mustShard(t, dir, testCfg, gamesB)
+	gamesA, gamesB := storetest.RandomGames(1, 50), storetest.RandomGames(2, 60)
+	shardA := storetest.MustShard(t, dir, storetest.Config, gamesA)
+	shardB := storetest.MustShard(t, dir, storetest.Config, gamesB)
 
 	x := mustOpen(t, filepath.Join(dir, "x.db"))
 	if _, err := x.Merge(ctx, shardA); err != nil {
@@ -130,10 +129,10 @@ func TestMergeNested(t *testing.T) {
 	if res, err := y.Merge(ctx, shardA); err != nil || !res.AlreadyMerged {
 		t.Fatalf("merge A after X (which holds A): %+v, %v; want AlreadyMerged", res, err)
 	}
-	ref := newReference()
-	ref.add(gamesA)
-	ref.add(gamesB)
-	ref.check(t, y)
+	ref := storetest.NewReference()
+	ref.Add(gamesA)
+	ref.Add(gamesB)
+	ref.Check(t, y)
 
 	z := mustOpen(t, filepath.Join(dir, "z.db"))
 	if _, err := z.Merge(ctx, shardA); err != nil {
@@ -203,7 +202,7 @@ func TestBatchAddInvalid(t *testing.T) {
 
 func TestStatsJSON(t *testing.T) {
 	d := mustOpen(t, tempPath(t, "s.db"))
-	writeGames(t, d, randomGames(5, 10), 10)
+	writeGames(t, d, storetest.RandomGames(5, 10), 10)
 	s, err := d.Stats(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -268,7 +267,7 @@ func TestMetaAndGenerations(t *testing.T) {
 func TestReopen(t *testing.T) {
 	path := tempPath(t, "r.db")
 	d := mustOpen(t, path)
-	writeGames(t, d, randomGames(9, 40), 20)
+	writeGames(t, d, storetest.RandomGames(9, 40), 20)
 	want := exportString(t, d)
 	mustClose(t, d)
 	hash := dirHash(t, filepath.Dir(path))
@@ -296,7 +295,7 @@ func TestReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	if e.Config() != testCfg || exportString(t, e) != want {
+	if e.Config() != storetest.Config || exportString(t, e) != want {
 		t.Fatalf("reopened config %+v or data differ", e.Config())
 	}
 	if _, err := OpenExisting(tempPath(t, "absent.db")); !errors.Is(err, os.ErrNotExist) {
@@ -309,7 +308,7 @@ func TestReopen(t *testing.T) {
 func TestShardUnsealed(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	final := mustShard(t, dir, testCfg, randomGames(3, 20))
+	final := storetest.MustShard(t, dir, storetest.Config, storetest.RandomGames(3, 20))
 	data, err := os.ReadFile(final)
 	if err != nil {
 		t.Fatal(err)
@@ -366,47 +365,4 @@ func dirHash(t testing.TB, dir string) string {
 		t.Fatal(err)
 	}
 	return b.String()
-}
-
-// TestIDIndex checks the index's sorted merge updates against a map:
-// random sorted streams of ids (repeats included, as two keys of one id
-// give) take and put values.
-func TestIDIndex(t *testing.T) {
-	x, ref := &idIndex{}, map[int64]int64{}
-	var spare []idSlot
-	rng := rand.New(rand.NewPCG(5, 5))
-	for round := range 200 {
-		ids := make([]int64, rng.IntN(500))
-		for i := range ids {
-			ids[i] = rng.Int64N(2000) - 1000
-		}
-		slices.Sort(ids)
-		c := x.cursor(spare)
-		for _, id := range ids {
-			if got := c.take(id); got != ref[id] {
-				t.Fatalf("round %d: take %d = %d, want %d", round, id, got, ref[id])
-			}
-			v := rng.Int64N(4) - 1 // promoted, absent or a count
-			c.put(id, v)
-			if v == 0 {
-				delete(ref, id)
-			} else {
-				ref[id] = v
-			}
-		}
-		next, old := c.done()
-		*x, spare = next, old
-		var mature int64
-		for id, v := range ref {
-			if x.get(id) != v {
-				t.Fatalf("round %d: get %d = %d, want %d", round, id, x.get(id), v)
-			}
-			if v == promoted {
-				mature++
-			}
-		}
-		if x.len() != len(ref) || x.mature != mature || !slices.IsSortedFunc(x.s, func(a, b idSlot) int { return cmpInt(a.id, b.id) }) {
-			t.Fatalf("round %d: %d entries (%d promoted), want %d (%d)", round, x.len(), x.mature, len(ref), mature)
-		}
-	}
 }

@@ -11,52 +11,8 @@ import (
 	"ocvist/gomoku"
 	"ocvist/store"
 	"ocvist/store/shard"
+	"ocvist/store/storetest"
 )
-
-// mergeTeacher writes games as a teacher shard in a temporary directory
-// and merges it into d, which must add them all.
-func mergeTeacher(t testing.TB, d store.Store, games []store.TeacherGame) store.MergeResult {
-	t.Helper()
-	path, err := shard.WriteTeacherShard(context.Background(), t.TempDir(), d.Config(), games, map[string]string{"test": "1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := d.Merge(context.Background(), path)
-	if err != nil || res.AlreadyMerged || res.TeacherGames+res.Duplicates != int64(len(games)) || res.Games != 0 {
-		t.Fatalf("merge teacher shard: %+v, %v", res, err)
-	}
-	return res
-}
-
-// teacherGames are n games of each of generations 1..gens, with plies
-// (root scores, some exact) on the odd games.
-func teacherGames(gens, n int) []store.TeacherGame {
-	var out []store.TeacherGame
-	for gen := 1; gen <= gens; gen++ {
-		for i := range n {
-			g := store.TeacherGame{Gen: gen, Game: i, Book: 1, Winner: gomoku.Player(i % 3),
-				Moves: []gomoku.Point{gomoku.Center, gomoku.Point(gen), gomoku.Point(100 + i)}}
-			g.Teacher = []gomoku.Point{gomoku.Point(gen), gomoku.Point(200 + i)}
-			if i%2 == 1 {
-				g.Plies = []store.TeacherPly{
-					{Score: -30000, Depth: 0},
-					{Score: int16(37 * i), Depth: 9, Exact: true, Root: []store.RootScore{{Move: 200, Score: 12}, {Move: 7, Score: -5}, {Move: 224, Score: -29999}}},
-				}
-			}
-			out = append(out, g)
-		}
-	}
-	return out
-}
-
-func readTeacher(t testing.TB, d store.Store, from, to int) []store.TeacherGame {
-	t.Helper()
-	var got []store.TeacherGame
-	if err := d.TeacherGames(context.Background(), from, to, func(g store.TeacherGame) error { got = append(got, g); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	return got
-}
 
 // TestTeacherShards: teacher games come in through sealed teacher shards
 // (format 2, kind T), exactly once: they round-trip with their plies in
@@ -69,20 +25,20 @@ func readTeacher(t testing.TB, d store.Store, from, to int) []store.TeacherGame 
 func TestTeacherShards(t *testing.T) {
 	ctx := context.Background()
 	d := mustOpen(t, tempPath(t, "t.db"))
-	games := teacherGames(3, 4)
+	games := storetest.TeacherGames(3, 4)
 	dir := t.TempDir()
 	reversed := append([]store.TeacherGame(nil), games...)
 	for i, j := 0, len(reversed)-1; i < j; i, j = i+1, j-1 {
 		reversed[i], reversed[j] = reversed[j], reversed[i]
 	}
-	path, err := shard.WriteTeacherShard(ctx, dir, testCfg, reversed, map[string]string{"gen": "1"})
+	path, err := shard.WriteTeacherShard(ctx, dir, storetest.Config, reversed, map[string]string{"gen": "1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(path); b[len(shard.Magic)] != 2 || b[len(shard.Magic)+1] != shard.KindTeacher {
 		t.Errorf("teacher shard: format %d kind %q, want 2 and T", b[len(shard.Magic)], b[len(shard.Magic)+1])
 	}
-	if b, _ := os.ReadFile(mustShard(t, dir, testCfg, randomGames(1, 3))); b[len(shard.Magic)] != 1 {
+	if b, _ := os.ReadFile(storetest.MustShard(t, dir, storetest.Config, storetest.RandomGames(1, 3))); b[len(shard.Magic)] != 1 {
 		t.Errorf("self-play shard: format %d, want 1 (as before format 2)", b[len(shard.Magic)])
 	}
 	info, err := shard.ReadTeacherShard(path)
@@ -94,9 +50,9 @@ func TestTeacherShards(t *testing.T) {
 			t.Fatalf("round %d: %+v, %v; want %+v", round, res, err, want)
 		}
 	}
-	again := teacherGames(3, 5)[8:10] // games 3 and 4 of generation 2: 3 is stored
+	again := storetest.TeacherGames(3, 5)[8:10] // games 3 and 4 of generation 2: 3 is stored
 	again[0].Winner = gomoku.Black
-	if res := mergeTeacher(t, d, again); res.TeacherGames != 1 || res.Duplicates != 1 {
+	if res := storetest.MergeTeacher(t, d, again); res.TeacherGames != 1 || res.Duplicates != 1 {
 		t.Errorf("a shard with a stored game: %+v, want 1 added and 1 duplicate", res)
 	}
 	if _, err := d.Prune(ctx, store.PruneConfig{MinGames: 2}); err != nil {
@@ -104,7 +60,7 @@ func TestTeacherShards(t *testing.T) {
 	}
 	want := append(append([]store.TeacherGame(nil), games[4:8]...), again[1])
 	want = append(want, games[8:]...)
-	if got := readTeacher(t, d, 2, 3); !reflect.DeepEqual(got, want) {
+	if got := storetest.ReadTeacher(t, d, 2, 3); !reflect.DeepEqual(got, want) {
 		t.Errorf("generations 2..3:\n%+v\nwant\n%+v", got, want)
 	}
 	if n, err := d.TeacherStored(ctx, 2); err != nil || n != 5 {
@@ -117,11 +73,11 @@ func TestTeacherShards(t *testing.T) {
 	bad := []store.TeacherGame{{Gen: 9, Moves: []gomoku.Point{1, 2}, Book: 1, Teacher: []gomoku.Point{2}},
 		{Gen: 9, Game: 1, Moves: []gomoku.Point{1, 2}, Book: 1}}
 	empty := t.TempDir()
-	if _, err := shard.WriteTeacherShard(ctx, empty, testCfg, bad, nil); !errors.Is(err, store.ErrCorrupt) {
+	if _, err := shard.WriteTeacherShard(ctx, empty, storetest.Config, bad, nil); !errors.Is(err, store.ErrCorrupt) {
 		t.Errorf("a game without its teacher moves: %v, want ErrCorrupt", err)
 	}
 	twice := []store.TeacherGame{games[0], games[0]}
-	if _, err := shard.WriteTeacherShard(ctx, empty, testCfg, twice, nil); !errors.Is(err, store.ErrCorrupt) {
+	if _, err := shard.WriteTeacherShard(ctx, empty, storetest.Config, twice, nil); !errors.Is(err, store.ErrCorrupt) {
 		t.Errorf("a game twice: %v, want ErrCorrupt", err)
 	}
 	if left, _ := os.ReadDir(empty); len(left) != 0 {
@@ -138,7 +94,7 @@ func TestTeacherShardRefused(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	d := mustOpen(t, filepath.Join(dir, "d.db"))
-	path, err := shard.WriteTeacherShard(ctx, t.TempDir(), testCfg, teacherGames(1, 6), nil)
+	path, err := shard.WriteTeacherShard(ctx, t.TempDir(), storetest.Config, storetest.TeacherGames(1, 6), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,18 +104,18 @@ func TestTeacherShardRefused(t *testing.T) {
 	corrupt := filepath.Join(dir, "shard-corrupt.run")
 	os.WriteFile(corrupt, flipped, 0o644)
 	inShard := filepath.Join(dir, "shard-mixed.run")
-	w, err := shard.Create(inShard, shard.Header{Kind: shard.KindShard, Config: testCfg, ID: "mixed"})
+	w, err := shard.Create(inShard, shard.Header{Kind: shard.KindShard, Config: storetest.Config, ID: "mixed"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Raw(shard.AppendTeacher(nil, &teacherGames(1, 1)[0])); err != nil {
+	if err := w.Raw(shard.AppendTeacher(nil, &storetest.TeacherGames(1, 1)[0])); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := w.Seal(shard.Counts{Games: 1, Draws: 1}); err != nil {
 		t.Fatal(err)
 	}
 	future := filepath.Join(dir, "shard-future.run")
-	if w, err = shard.Create(future, shard.Header{Kind: shard.KindTeacher, Config: testCfg, ID: "future"}); err != nil {
+	if w, err = shard.Create(future, shard.Header{Kind: shard.KindTeacher, Config: storetest.Config, ID: "future"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Raw([]byte{4, 0}); err != nil {
@@ -184,7 +140,7 @@ func TestTeacherShardRefused(t *testing.T) {
 	if res, err := d.Merge(ctx, path); err != nil || res.TeacherGames != 6 {
 		t.Fatalf("merge: %+v, %v", res, err)
 	}
-	writeGames(t, d, randomGames(3, 20), 20)
+	writeGames(t, d, storetest.RandomGames(3, 20), 20)
 	export := filepath.Join(dir, "d.run")
 	if err := d.ExportRun(ctx, export); err != nil {
 		t.Fatal(err)
@@ -238,7 +194,7 @@ func TestSchema5Reads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := readTeacher(t, ro, 0, 9); !reflect.DeepEqual(got, fixtureTeacherGames()) {
+	if got := storetest.ReadTeacher(t, ro, 0, 9); !reflect.DeepEqual(got, fixtureTeacherGames()) {
 		t.Fatalf("read-only teacher games:\n%+v\nwant\n%+v", got, fixtureTeacherGames())
 	}
 	if st := mustStats(t, ro); st.SchemaVersion != 5 || st.Games != 30 || st.TeacherGames != 3 || st.TeacherShards != 0 {
@@ -250,17 +206,17 @@ func TestSchema5Reads(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	if got := readTeacher(t, d, 0, 9); !reflect.DeepEqual(got, fixtureTeacherGames()) {
+	if got := storetest.ReadTeacher(t, d, 0, 9); !reflect.DeepEqual(got, fixtureTeacherGames()) {
 		t.Fatal("the migration changed the teacher games")
 	}
 	if res, err := d.Merge(ctx, filepath.Join(dir, "v1.run")); err != nil || res.Games != 30 {
 		t.Fatalf("merge the format-1 shard: %+v, %v", res, err)
 	}
 	// Games 1..3 of generation 2: game 2 is the fixture's, which stays.
-	if res := mergeTeacher(t, d, teacherGames(2, 4)[5:]); res.TeacherGames != 2 || res.Duplicates != 1 {
+	if res := storetest.MergeTeacher(t, d, storetest.TeacherGames(2, 4)[5:]); res.TeacherGames != 2 || res.Duplicates != 1 {
 		t.Errorf("merge a teacher shard: %+v, want 2 games and 1 duplicate", res)
 	}
-	if got := readTeacher(t, d, 2, 2); len(got) != 3 || !reflect.DeepEqual(got[1], fixtureTeacherGames()[2]) {
+	if got := storetest.ReadTeacher(t, d, 2, 2); len(got) != 3 || !reflect.DeepEqual(got[1], fixtureTeacherGames()[2]) {
 		t.Errorf("generation 2: %+v", got)
 	}
 	st := mustStats(t, d)

@@ -4,69 +4,25 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
 	"strconv"
-	"strings"
 
 	"ocvist/store"
 	"ocvist/store/internal/meta"
 	"ocvist/store/shard"
+	"ocvist/store/sqlite/internal/sqlerr"
+	"ocvist/store/sqlite/internal/young"
 )
 
-// youngRun is a row of young_runs: a young run whose positions belong to
-// the database, its bytes in young_data (or, in a database of schema 4
-// read without migrating it, a file of the young folder).
-type youngRun struct {
-	name                   string
-	born                   int64
-	games, positions, rows int64
-	bytes                  int64
-}
-
-func listYoung(ctx context.Context, q querier) ([]youngRun, error) {
-	rows, err := q.QueryContext(ctx, "SELECT name, born, games, positions, rows, bytes FROM young_runs ORDER BY name")
-	if err != nil {
-		return nil, classify(err)
-	}
-	defer rows.Close()
-	var out []youngRun
-	for rows.Next() {
-		var r youngRun
-		if err := rows.Scan(&r.name, &r.born, &r.games, &r.positions, &r.rows, &r.bytes); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
-}
-
-// openYoung opens a reader of the young run r of the database at path,
-// whose bytes are in young_data, in q's transaction. Damage (a run cut
-// short, corrupt or missing) is a DamageError.
-func openYoung(ctx context.Context, q querier, path string, r youngRun) (*shard.Reader, error) {
-	data, err := openYoungData(ctx, q, r.name, r.bytes)
-	if err != nil {
-		return nil, damaged(path, r.name, err)
-	}
-	rd, err := shard.NewReader(data, r.bytes, r.name)
-	if err != nil {
-		return nil, damaged(path, r.name, err)
-	}
-	return rd, nil
-}
-
 // snapshot is a consistent view of a database for reading: a transaction
-// on the SQLite file, which holds the young runs' rows and bytes. A
-// database of schema 4 read without migrating it keeps its young runs in
-// the folder beside it (see legacy.go): the snapshot opens their files.
+// on the SQLite file, which holds the young runs' rows and bytes, and the
+// young runs it sees. A database of schema 4 read without migrating it
+// keeps its young runs in the folder beside it (see young.LegacySchema):
+// the snapshot opens their files.
 type snapshot struct {
-	ctx      context.Context
-	tx       *sql.Tx
-	path     string // the database, for DamageError
-	runs     []youngRun
-	legacy   bool       // schema 4: the runs are files
-	files    []*os.File // legacy: the runs' files, opened (nil: see openErrs)
-	openErrs []error
+	ctx  context.Context
+	tx   *sql.Tx
+	path string // the database, for DamageError
+	set  *young.Set
 }
 
 // snapshot opens a view. Under the rollback journal a reader's
@@ -76,19 +32,19 @@ type snapshot struct {
 func (d *DB) snapshot(ctx context.Context) (*snapshot, error) {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, classify(err)
+		return nil, sqlerr.Classify(err)
 	}
 	s := &snapshot{ctx: ctx, tx: tx, path: d.path}
 	schema, err := schemaOf(ctx, tx)
-	if err == nil {
-		s.legacy = schema <= legacySchema
-		s.runs, err = listYoung(ctx, tx)
-	}
-	if err == nil && s.legacy {
-		s.files, s.openErrs = openLegacy(d.youngDir, s.runs)
+	switch {
+	case err != nil:
+	case schema <= young.LegacySchema:
+		s.set, err = young.LoadLegacy(ctx, tx, d.path, d.youngDir)
+	default:
+		s.set, err = young.Load(ctx, tx, d.path)
 	}
 	if err != nil {
-		s.close()
+		tx.Rollback()
 		return nil, err
 	}
 	return s, nil
@@ -98,7 +54,7 @@ func (d *DB) snapshot(ctx context.Context) (*snapshot, error) {
 func schemaOf(ctx context.Context, q querier) (int, error) {
 	var v string
 	if err := q.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = ?", meta.KeySchemaVersion).Scan(&v); err != nil {
-		return 0, classify(err)
+		return 0, sqlerr.Classify(err)
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil {
@@ -108,32 +64,8 @@ func schemaOf(ctx context.Context, q querier) (int, error) {
 }
 
 func (s *snapshot) close() {
-	for _, f := range s.files {
-		if f != nil {
-			f.Close()
-		}
-	}
+	s.set.Close()
 	s.tx.Rollback()
-}
-
-// run opens a reader of the snapshot's young run i.
-func (s *snapshot) run(i int) (*shard.Reader, error) {
-	if !s.legacy {
-		return openYoung(s.ctx, s.tx, s.path, s.runs[i])
-	}
-	f := s.files[i]
-	if f == nil {
-		return nil, damaged(s.path, s.runs[i].name, s.openErrs[i])
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	r, err := shard.NewReader(f, fi.Size(), s.runs[i].name)
-	if err != nil {
-		return nil, damaged(s.path, s.runs[i].name, err)
-	}
-	return r, nil
 }
 
 // merger returns a merger over the snapshot's young runs and, with
@@ -162,24 +94,22 @@ func (s *snapshot) filtered(ctx context.Context, withMature bool, keep func() fu
 		srcs = append(srcs, ms)
 		closers = append(closers, ms.close)
 	}
-	for i, run := range s.runs {
-		r, err := s.run(i)
+	for i := range s.set.Runs {
+		var k func(int64) bool
+		if keep != nil {
+			k = keep()
+		}
+		src, err := s.set.Source(i, k)
 		if err != nil {
 			return nil, done, err
 		}
-		if keep != nil {
-			r.Keep = keep()
-		}
-		srcs = append(srcs, &runSource{r: r, born: run.born, db: s.path})
+		srcs = append(srcs, src)
 	}
 	m, err := shard.NewMerger(srcs, mature)
 	return m, done, err
 }
 
-// promoted marks a promoted position in the index.
-const promoted = -1
-
-// index loads the writer's index (see idIndex): the ids of the moves
+// index loads the writer's index (see young.Index): the ids of the moves
 // table, then the games of every young run, marking promoted the positions
 // that reach the threshold. It must not run inside a transaction (the
 // writer has one connection).
@@ -199,20 +129,25 @@ func (d *DB) index(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	spare, err := d.countYoung(ctx, x)
+	s, err := d.snapshot(ctx)
 	if err != nil {
 		return err
 	}
-	d.idx, d.spare = x, spare
+	defer s.close()
+	if err := s.set.CountAll(x, d.minGames); err != nil {
+		return err
+	}
+	d.idx = x
 	return nil
 }
 
 // matureIndex is the index of the moves table's positions, all promoted.
-func matureIndex(ctx context.Context, q querier) (*idIndex, error) {
-	x := &idIndex{}
+func matureIndex(ctx context.Context, q querier) (*young.Index, error) {
+	x := &young.Index{}
+	c := x.Cursor()
 	rows, err := q.QueryContext(ctx, "SELECT DISTINCT pid FROM moves ORDER BY pid")
 	if err != nil {
-		return nil, classify(err)
+		return nil, sqlerr.Classify(err)
 	}
 	for rows.Next() {
 		var id int64
@@ -220,77 +155,15 @@ func matureIndex(ctx context.Context, q querier) (*idIndex, error) {
 			rows.Close()
 			return nil, err
 		}
-		x.s = append(x.s, idSlot{id, promoted})
+		c.Put(id, young.Promoted)
 	}
 	if err := rows.Close(); err != nil {
 		return nil, err
 	}
-	x.mature = int64(len(x.s))
+	x.Replace(c.Done())
 	return x, nil
-}
-
-// countYoung adds the games of every young run to x, in a snapshot, at
-// d.minGames, and returns the spare buffer left over.
-func (d *DB) countYoung(ctx context.Context, x *idIndex) (spare []idSlot, err error) {
-	s, err := d.snapshot(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer s.close()
-	for i, run := range s.runs {
-		r, err := s.run(i)
-		if err != nil {
-			return nil, err
-		}
-		r.SkipKeys = true
-		next, _, err := d.count(ctx, x, spare, r)
-		if err != nil {
-			return nil, damaged(d.path, run.name, err)
-		}
-		spare = x.s
-		*x = next
-	}
-	return spare, nil
 }
 
 // dropIndex forgets the index; the next merge or prune loads it again from
 // what was committed.
-func (d *DB) dropIndex() { d.idx, d.spare = nil, nil }
-
-// count reads the run r through and returns x updated with its positions'
-// games, promoting those that reach the threshold, and how many it
-// promoted. x itself is not changed; buf is reused for the result.
-// Guarded by BenchmarkMerge.
-func (d *DB) count(ctx context.Context, x *idIndex, buf []idSlot, r *shard.Reader) (idIndex, int64, error) {
-	c := x.cursor(buf)
-	var n int64
-	for i := 0; ; i++ {
-		if i%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return idIndex{}, 0, err
-			}
-		}
-		p, err := r.Next()
-		if err != nil {
-			return idIndex{}, 0, err
-		}
-		if p == nil {
-			next, _ := c.done()
-			return next, n, nil
-		}
-		v := c.take(p.ID)
-		if v != promoted {
-			if v += p.Games(); v >= d.minGames {
-				v = promoted
-				n++
-			}
-		}
-		c.put(p.ID, v)
-	}
-}
-
-// youngName is the name of a young run (the file name it had in the
-// legacy young folder).
-func youngName(prefix, id string) string {
-	return prefix + "-" + strings.ReplaceAll(id, "/", "_") + shard.Suffix
-}
+func (d *DB) dropIndex() { d.idx = nil }

@@ -1,4 +1,4 @@
-package sqlite
+package young
 
 import (
 	"errors"
@@ -8,10 +8,10 @@ import (
 	"ocvist/store"
 )
 
-// damaged returns err, met reading the young run name of the database at
+// Damaged returns err, met reading the young run name of the database at
 // path, as a DamageError when it says the run is damaged (not for a
 // cancelled context or a failing disk, say); nil stays nil.
-func damaged(path, name string, err error) error {
+func Damaged(path, name string, err error) error {
 	var de *store.DamageError
 	switch {
 	case err == nil || errors.As(err, &de):

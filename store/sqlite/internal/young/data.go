@@ -1,4 +1,4 @@
-package sqlite
+package young
 
 import (
 	"context"
@@ -9,10 +9,11 @@ import (
 
 	"ocvist/store"
 	"ocvist/store/shard"
+	"ocvist/store/sqlite/internal/sqlerr"
 )
 
 // A young run's bytes are rows of young_data (run, off, data): the run
-// cut into chunks of youngChunk bytes (the last one shorter), keyed by the
+// cut into chunks of Chunk bytes (the last one shorter), keyed by the
 // run's name and the chunk's offset in it. They are written in the
 // transaction that adds the run to young_runs and deleted in the one that
 // expires it, so the database is one file that one copy takes whole, and
@@ -27,8 +28,8 @@ import (
 // 1 MiB 5.8 ms, one 10 MiB blob 9.5 ms (a file from the page cache:
 // 1.0 ms); writes 17–21 ms (a synced file: 13 ms). A page size of 64 KiB
 // or mmap were not clearly faster, and a larger page would cost the moves
-// table's upserts. BenchmarkYoungRead measures the reading path.
-const youngChunk = 256 << 10
+// table's upserts. store/sqlite's BenchmarkYoungRead measures the reading path.
+const Chunk = 256 << 10
 
 const (
 	youngDataAdd    = "INSERT INTO young_data (run, off, data) VALUES (?, ?, ?)"
@@ -37,29 +38,30 @@ const (
 	youngDataDelete = "DELETE FROM young_data WHERE run = ?"
 )
 
-// youngWriter writes a young run's bytes into young_data, a chunk at a
-// time, in the caller's transaction.
-type youngWriter struct {
+// Writer writes a young run's bytes into young_data, a chunk at a time,
+// in the caller's transaction. It is a shard.Sink.
+type Writer struct {
 	ctx  context.Context
-	q    querier
+	q    Querier
 	name string
 	off  int64 // bytes written in chunks before buf
 	buf  []byte
 }
 
-func newYoungWriter(ctx context.Context, q querier, name string) *youngWriter {
-	return &youngWriter{ctx: ctx, q: q, name: name, buf: make([]byte, 0, youngChunk)}
+// NewWriter starts the bytes of the young run name, in q's transaction.
+func NewWriter(ctx context.Context, q Querier, name string) *Writer {
+	return &Writer{ctx: ctx, q: q, name: name, buf: make([]byte, 0, Chunk)}
 }
 
 // Write appends p, storing every full chunk.
-func (w *youngWriter) Write(p []byte) (int, error) {
+func (w *Writer) Write(p []byte) (int, error) {
 	n := 0
 	for len(p) > 0 {
 		k := copy(w.buf[len(w.buf):cap(w.buf)], p)
 		w.buf = w.buf[:len(w.buf)+k]
 		p, n = p[k:], n+k
 		if len(w.buf) == cap(w.buf) {
-			if err := w.flush(); err != nil {
+			if err := w.Flush(); err != nil {
 				return n, err
 			}
 		}
@@ -68,14 +70,14 @@ func (w *youngWriter) Write(p []byte) (int, error) {
 }
 
 // ReadFrom appends everything r holds (io.Copy uses it: no extra copy).
-func (w *youngWriter) ReadFrom(r io.Reader) (int64, error) {
+func (w *Writer) ReadFrom(r io.Reader) (int64, error) {
 	var n int64
 	for {
 		k, err := r.Read(w.buf[len(w.buf):cap(w.buf)])
 		w.buf = w.buf[:len(w.buf)+k]
 		n += int64(k)
 		if len(w.buf) == cap(w.buf) {
-			if err := w.flush(); err != nil {
+			if err := w.Flush(); err != nil {
 				return n, err
 			}
 		}
@@ -88,8 +90,9 @@ func (w *youngWriter) ReadFrom(r io.Reader) (int64, error) {
 	}
 }
 
-// flush stores the buffered bytes as one chunk.
-func (w *youngWriter) flush() error {
+// Flush stores the buffered bytes as one chunk: the run's bytes are then
+// all in young_data.
+func (w *Writer) Flush() error {
 	if len(w.buf) == 0 {
 		return nil
 	}
@@ -101,43 +104,43 @@ func (w *youngWriter) flush() error {
 	return nil
 }
 
-// size is the number of bytes written so far.
-func (w *youngWriter) size() int64 { return w.off + int64(len(w.buf)) }
+// Size is the number of bytes written so far.
+func (w *Writer) Size() int64 { return w.off + int64(len(w.buf)) }
 
-// publish stores the last chunk: the caller's commit makes it durable.
-func (w *youngWriter) Publish() error { return w.flush() }
+// Publish stores the last chunk: the caller's commit makes it durable.
+func (w *Writer) Publish() error { return w.Flush() }
 
-// discard does nothing: the caller's transaction rolls the chunks back.
-func (w *youngWriter) Discard() {}
+// Discard does nothing: the caller's transaction rolls the chunks back.
+func (w *Writer) Discard() {}
 
-// youngWriterRun starts a run written into young_data as name, in the
-// caller's transaction.
-func youngWriterRun(ctx context.Context, q querier, name string, h shard.Header) (*shard.Writer, error) {
-	return shard.Start(newYoungWriter(ctx, q, name), name, h)
+// Create starts a run written into young_data as name, in q's
+// transaction.
+func Create(ctx context.Context, q Querier, name string, h shard.Header) (*shard.Writer, error) {
+	return shard.Start(NewWriter(ctx, q, name), name, h)
 }
 
-// youngData reads a young run's bytes from young_data in the caller's
-// transaction, one chunk at a time (an io.ReaderAt for runReader).
-type youngData struct {
+// Data reads a young run's bytes from young_data in the caller's
+// transaction, one chunk at a time: an io.ReaderAt for shard.NewReader.
+type Data struct {
 	ctx  context.Context
-	q    querier
+	q    Querier
 	name string
 	offs []int64 // the chunks' offsets, then the run's size
 	cur  int     // the chunk in buf, or −1
 	buf  []byte
 }
 
-// openYoungData lists the chunks of the young run name, which young_runs
+// OpenData lists the chunks of the young run name, which young_runs
 // says holds size bytes (size < 0: as many as its chunks hold). Chunks
 // that do not follow each other from 0 to size give ErrCorrupt: the run's
 // data is missing or cut short.
-func openYoungData(ctx context.Context, q querier, name string, size int64) (*youngData, error) {
+func OpenData(ctx context.Context, q Querier, name string, size int64) (*Data, error) {
 	rows, err := q.QueryContext(ctx, youngDataLayout, name)
 	if err != nil {
-		return nil, classify(err)
+		return nil, sqlerr.Classify(err)
 	}
 	defer rows.Close()
-	d := &youngData{ctx: ctx, q: q, name: name, cur: -1}
+	d := &Data{ctx: ctx, q: q, name: name, cur: -1}
 	var end int64
 	for rows.Next() {
 		var off, n int64
@@ -151,7 +154,7 @@ func openYoungData(ctx context.Context, q querier, name string, size int64) (*yo
 		end = off + n
 	}
 	if err := rows.Err(); err != nil {
-		return nil, classify(err)
+		return nil, sqlerr.Classify(err)
 	}
 	if size >= 0 && end != size {
 		return nil, fmt.Errorf("%w: its data holds %d of its %d bytes", store.ErrCorrupt, end, size)
@@ -160,15 +163,15 @@ func openYoungData(ctx context.Context, q querier, name string, size int64) (*yo
 	return d, nil
 }
 
-// size is the run's size in bytes.
-func (d *youngData) size() int64 { return d.offs[len(d.offs)-1] }
+// Size is the run's size in bytes.
+func (d *Data) Size() int64 { return d.offs[len(d.offs)-1] }
 
 // ReadAt reads len(p) bytes at off, fewer only at the end (io.EOF).
-func (d *youngData) ReadAt(p []byte, off int64) (int, error) {
+func (d *Data) ReadAt(p []byte, off int64) (int, error) {
 	n := 0
 	for n < len(p) {
 		at := off + int64(n)
-		if at >= d.size() {
+		if at >= d.Size() {
 			return n, io.EOF
 		}
 		i := sort.Search(len(d.offs)-1, func(i int) bool { return d.offs[i+1] > at })
@@ -183,16 +186,16 @@ func (d *youngData) ReadAt(p []byte, off int64) (int, error) {
 }
 
 // load reads chunk i into buf.
-func (d *youngData) load(i int) error {
+func (d *Data) load(i int) error {
 	d.cur = -1
 	rows, err := d.q.QueryContext(d.ctx, youngDataChunk, d.name, d.offs[i])
 	if err != nil {
-		return classify(err)
+		return sqlerr.Classify(err)
 	}
 	defer rows.Close()
 	if !rows.Next() {
 		if err := rows.Err(); err != nil {
-			return classify(err)
+			return sqlerr.Classify(err)
 		}
 		return fmt.Errorf("%w: chunk at byte %d is gone", store.ErrCorrupt, d.offs[i])
 	}
