@@ -1,4 +1,5 @@
 package gomoku
+
 import (
 	"encoding/json"
 	"testing"
