@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"ocvist/internal/pgtest"
 	"ocvist/store"
 )
 
@@ -27,7 +28,7 @@ func BenchmarkPGMerge(b *testing.B) {
 }
 
 func benchPGMerge(b *testing.B, coordinators, grown int) {
-	u := pgURL(b)
+	u := pgtest.SchemaURL(b)
 	pgs := make([]*DB, coordinators)
 	for i := range pgs {
 		pgs[i] = mustPG(b, u)

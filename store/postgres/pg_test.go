@@ -28,40 +28,7 @@ import (
 
 // The PostgreSQL tests run against the server .ci/run starts (.ci/postgres)
 // and named by OCVIST_TEST_POSTGRES; each test works in a schema of its
-// own. Without the variable they skip.
-
-const pgEnv = "OCVIST_TEST_POSTGRES"
-
-// pgURL returns a URL of a fresh schema on the test server.
-func pgURL(t testing.TB) string {
-	t.Helper()
-	base := os.Getenv(pgEnv)
-	if base == "" {
-		t.Skip(pgEnv + " is not set: no PostgreSQL server to test against (.ci/run starts one)")
-	}
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("%s: %v", pgEnv, err)
-	}
-	defer conn.Close(ctx)
-	schema := fmt.Sprintf("t_%s_%d", strings.ToLower(strings.NewReplacer("/", "_", "-", "_").Replace(t.Name())), time.Now().UnixNano())
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		c, err := pgx.Connect(context.Background(), base)
-		if err == nil {
-			c.Exec(context.Background(), "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
-			c.Close(context.Background())
-		}
-	})
-	u, _ := url.Parse(base)
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
+// own (pgtest.SchemaURL). Without the variable they skip.
 
 func mustPG(t testing.TB, u string) *DB {
 	t.Helper()
@@ -133,7 +100,7 @@ func sameCounts(t *testing.T, got, want store.Stats) {
 // teacher games work.
 func TestPGMergeLikeSQLite(t *testing.T) {
 	ctx := context.Background()
-	p := mustPG(t, pgURL(t))
+	p := mustPG(t, pgtest.SchemaURL(t))
 	shards := pgShards(t, t.TempDir(), 100, 4, 150)
 	for _, s := range append(shards, shards[0]) {
 		if _, err := p.Merge(ctx, s); err != nil {
@@ -214,7 +181,7 @@ func coordinator(u string, shards []string) *exec.Cmd {
 // different orders) into one database at once; every shard counts once,
 // and the rows equal SQLite's.
 func TestPGConcurrentCoordinators(t *testing.T) {
-	u := pgURL(t)
+	u := pgtest.SchemaURL(t)
 	mustPG(t, u) // create the schema once
 	shards := pgShards(t, t.TempDir(), 200, 9, 80)
 	lists := [][]string{
@@ -250,7 +217,7 @@ func TestPGConcurrentCoordinators(t *testing.T) {
 // (wherever the kill lands), then a new one merging the same shards: the
 // counts are exact.
 func TestPGKill9Resume(t *testing.T) {
-	u := pgURL(t)
+	u := pgtest.SchemaURL(t)
 	mustPG(t, u)
 	shards := pgShards(t, t.TempDir(), 300, 12, 120)
 	cmd := coordinator(u, shards)
@@ -283,7 +250,7 @@ func TestPGServerRestart(t *testing.T) {
 	ctx := context.Background()
 	// The server goes away behind a proxy: stopping the test server would
 	// take it from the tests of other packages too.
-	proxy, u := pgtest.NewProxy(t, pgURL(t))
+	proxy, u := pgtest.NewProxy(t, pgtest.SchemaURL(t))
 	p := mustPG(t, u)
 	shards := pgShards(t, t.TempDir(), 400, 4, 100)
 	if _, err := p.Merge(ctx, shards[0]); err != nil {
@@ -319,7 +286,7 @@ func TestPGRefusals(t *testing.T) {
 		strings.Contains(err.Error(), "secret") {
 		t.Errorf("no server: %v (want ErrServer, password masked)", err)
 	}
-	u := pgURL(t)
+	u := pgtest.SchemaURL(t)
 	mustPG(t, u).Close()
 	other := storetest.Config
 	other.Rule = gomoku.Standard
@@ -340,7 +307,7 @@ func TestPGRefusals(t *testing.T) {
 	if _, err := Open(ctx, u, storetest.Config); !errors.Is(err, store.ErrSchemaVersion) {
 		t.Errorf("newer schema: %v", err)
 	}
-	foreign := pgURL(t)
+	foreign := pgtest.SchemaURL(t)
 	fc, err := pgx.Connect(ctx, foreign)
 	if err != nil {
 		t.Fatal(err)
@@ -384,9 +351,9 @@ func TestServerGone(t *testing.T) {
 // server listens is ErrServer with the network's reason. The wrong
 // password needs the ocvist_pw role that .ci/postgres makes.
 func TestPGConnectRefused(t *testing.T) {
-	base := os.Getenv(pgEnv)
+	base := os.Getenv(pgtest.Env)
 	if base == "" {
-		t.Skip(pgEnv + " is not set: no PostgreSQL server to test against (.ci/run starts one)")
+		t.Skip(pgtest.Env + " is not set: no PostgreSQL server to test against (.ci/run starts one)")
 	}
 	with := func(user, db string) string {
 		u, _ := url.Parse(base)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"ocvist/internal/pgtest"
 	"ocvist/store"
 	"ocvist/store/shard"
 	"ocvist/store/storetest"
@@ -17,7 +18,7 @@ import (
 // several coordinators, it is stored once; a shard with a stored game
 // keeps the stored one (a duplicate).
 func TestPGTeacherShards(t *testing.T) {
-	u := pgURL(t)
+	u := pgtest.SchemaURL(t)
 	p := mustPG(t, u)
 	ctx := context.Background()
 	games := storetest.TeacherGames(2, 6)
@@ -71,7 +72,7 @@ func TestPGTeacherShards(t *testing.T) {
 // a member is gone when its process dies: its pool is closed without
 // leaving, and the server releases its lock.
 func TestPGClaims(t *testing.T) {
-	u := pgURL(t)
+	u := pgtest.SchemaURL(t)
 	d := mustPG(t, u)
 	pools := map[store.LoopMember]*DB{}
 	join := func() store.LoopMember {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"testing"
 
+	"ocvist/internal/pgtest"
 	"ocvist/store"
 )
 
@@ -14,7 +15,7 @@ import (
 // ErrNoModel, a bad role or generation ErrInvalidConfig, and bytes that no
 // longer match their digest ErrCorrupt.
 func TestPGModels(t *testing.T) {
-	p := mustPG(t, pgURL(t))
+	p := mustPG(t, pgtest.SchemaURL(t))
 	ctx := context.Background()
 	big := bytes.Repeat([]byte("forest "), 1<<20) // 7 MiB, as a real policy
 	puts := []struct {

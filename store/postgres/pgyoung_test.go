@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"ocvist/canon"
+	"ocvist/internal/pgtest"
 	"ocvist/store"
 
 	"github.com/jackc/pgx/v5"
@@ -31,7 +32,7 @@ func TestPGYoungLikeSQLite(t *testing.T) {
 
 func pgYoungLikeSQLite(t *testing.T, batchRows int64) {
 	ctx := context.Background()
-	p := mustPG(t, pgURL(t))
+	p := mustPG(t, pgtest.SchemaURL(t))
 	p.batchRows = batchRows
 	d := mustOpen(t, filepath.Join(t.TempDir(), "twin.db"))
 	shards := pgShards(t, t.TempDir(), 500, 8, 300)
@@ -96,7 +97,7 @@ func sameStore(t *testing.T, step string, got, want store.Store) {
 // a prune of everything) with the same totals of games and weights.
 func TestPGPrunePromotes(t *testing.T) {
 	ctx := context.Background()
-	u := pgURL(t)
+	u := pgtest.SchemaURL(t)
 	p := mustPG(t, u)
 	for _, s := range pgShards(t, t.TempDir(), 600, 3, 200) {
 		if _, err := p.Merge(ctx, s); err != nil {
@@ -128,7 +129,7 @@ func TestPGPrunePromotes(t *testing.T) {
 // keys, and the export is unchanged.
 func TestPGMigrateSchema1(t *testing.T) {
 	ctx := context.Background()
-	u := pgURL(t)
+	u := pgtest.SchemaURL(t)
 	shards := pgShards(t, t.TempDir(), 700, 2, 150)
 	want, _ := sqliteTwin(t, shards)
 	conn, err := pgx.Connect(ctx, u)
