@@ -1,8 +1,10 @@
 package web
 
 import (
+	"context"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 )
@@ -50,4 +52,25 @@ func (f *Flags) Validate() error {
 func (f *Flags) Public() bool {
 	host, _, _ := net.SplitHostPort(f.Addr)
 	return !strings.EqualFold(host, "localhost") && !isLoopback(host)
+}
+
+// Serve starts the server of f.Config on f.Addr, writes to out where it is
+// (what, "Ocvist" or "Ocvist's dashboard", at path) and whether it reaches
+// beyond this machine, and serves until ctx ends. cmd names the command in
+// its errors. f must be valid (Validate).
+func (f *Flags) Serve(ctx context.Context, cmd, what, path string, out io.Writer) error {
+	srv, err := New(f.Config)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	ln, err := net.Listen("tcp", f.Addr)
+	if err != nil {
+		return fmt.Errorf("%s: %w", cmd, err)
+	}
+	fmt.Fprintf(out, "%s is at http://%s%s (Ctrl-C stops)\n", what, ln.Addr(), path)
+	if f.Public() {
+		fmt.Fprintf(out, "note: -addr %s reaches beyond this machine: anyone who reaches it can use the engine and read the dashboard\n", f.Addr)
+	}
+	return srv.Serve(ctx, ln)
 }

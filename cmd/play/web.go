@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"net"
 
 	"ocvist/internal/cli"
 	"ocvist/web"
@@ -24,26 +22,8 @@ func runWeb(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	if err := cli.ParseNoArgs(fs, args); err != nil {
 		return err
 	}
-	return serveWeb(ctx, "play web", f, "/", stdout)
-}
-
-// serveWeb starts the server, says where it is and serves until ctx ends.
-func serveWeb(ctx context.Context, name string, f web.Flags, path string, stdout io.Writer) error {
 	if err := f.Validate(); err != nil {
-		return cli.Usagef("%s: %v", name, err)
+		return cli.Usagef("play web: %v", err)
 	}
-	srv, err := web.New(f.Config)
-	if err != nil {
-		return err
-	}
-	defer srv.Close()
-	ln, err := net.Listen("tcp", f.Addr)
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	fmt.Fprintf(stdout, "Ocvist is at http://%s%s (Ctrl-C stops)\n", ln.Addr(), path)
-	if f.Public() {
-		fmt.Fprintf(stdout, "note: -addr %s reaches beyond this machine: anyone who reaches it can use the engine and read the dashboard\n", f.Addr)
-	}
-	return srv.Serve(ctx, ln)
+	return f.Serve(ctx, "play web", "Ocvist", "/", stdout)
 }

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"net"
 
 	"ocvist/internal/cli"
 	"ocvist/web"
@@ -32,18 +30,5 @@ func webCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := f.Validate(); err != nil {
 		return cli.Usagef("train web: %v", err)
 	}
-	srv, err := web.New(f.Config)
-	if err != nil {
-		return err
-	}
-	defer srv.Close()
-	ln, err := net.Listen("tcp", f.Addr)
-	if err != nil {
-		return fmt.Errorf("train web: %w", err)
-	}
-	fmt.Fprintf(stdout, "Ocvist's dashboard is at http://%s/?tab=dash (Ctrl-C stops)\n", ln.Addr())
-	if f.Public() {
-		fmt.Fprintf(stdout, "note: -addr %s reaches beyond this machine: anyone who reaches it can use the engine and read the dashboard\n", f.Addr)
-	}
-	return srv.Serve(ctx, ln)
+	return f.Serve(ctx, "train web", "Ocvist's dashboard", "/?tab=dash", stdout)
 }
