@@ -22,6 +22,19 @@ var Model []byte
 //go:embed value.ocf
 var Value []byte
 
+// RenjuModel and RenjuValue are the shipped renju models (model-renju.ocf,
+// value-renju.ocf, the renju recipe of README.md in this folder): the
+// search agent of cmd/play and the page play renju games with them, the
+// freestyle ones above serving freestyle and standard.
+//
+//go:embed model-renju.ocf
+var RenjuModel []byte
+
+// RenjuValue: see RenjuModel.
+//
+//go:embed value-renju.ocf
+var RenjuValue []byte
+
 // Model20261121 is the policy model shipped on 2026-11-21
 // (model-2026-11-21.ocf, feature set 1, fitted on self-play statistics):
 // the learning loop's default generation 0 and its fixed anchor.

@@ -305,7 +305,7 @@ func (s *Server) checkPlayer(ctx context.Context, g *game, i int, p Player) erro
 		g.agents[i] = arena.NewPatterns(uint64(i+1), patterns.Config{})
 		return nil
 	}
-	ms, err := s.models.get(ctx, p.Model)
+	ms, err := s.models.get(ctx, p.Model, g.rule)
 	if err != nil {
 		return fmt.Errorf("%s: %w", colour, err)
 	}

@@ -45,7 +45,8 @@ const maxCached = 4
 // models holds the shipped models and loads generations' models from the
 // dashboard's databases on demand.
 type models struct {
-	shipped *modelSet
+	shipped      *modelSet
+	shippedRenju *modelSet // the shipped renju models, for renju games
 	dbs     []*dbWatch
 
 	mu    sync.Mutex
@@ -62,7 +63,19 @@ func newModels() (*models, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the shipped value model: %w", err)
 	}
-	return &models{shipped: &modelSet{name: "shipped", policy: p, value: v, anyRule: true}, cache: map[string]*modelSet{}}, nil
+	rp, err := policy.Load(bytes.NewReader(data.RenjuModel))
+	if err != nil {
+		return nil, fmt.Errorf("the shipped renju policy: %w", err)
+	}
+	rv, err := loadValue(data.RenjuValue)
+	if err != nil {
+		return nil, fmt.Errorf("the shipped renju value model: %w", err)
+	}
+	return &models{
+		shipped:      &modelSet{name: "shipped", policy: p, value: v, anyRule: true},
+		shippedRenju: &modelSet{name: "shipped renju", policy: rp, value: rv},
+		cache:        map[string]*modelSet{},
+	}, nil
 }
 
 func loadValue(b []byte) (*policy.ValueModel, error) {
@@ -73,10 +86,14 @@ func loadValue(b []byte) (*policy.ValueModel, error) {
 	return policy.ValueFromForest(f)
 }
 
-// get returns the models named by ref: "" for the shipped ones, "DB/GEN"
-// for generation GEN of the dashboard's database DB.
-func (m *models) get(ctx context.Context, ref string) (*modelSet, error) {
+// get returns the models named by ref for a game under rule: "" for the
+// shipped ones (the renju ones under renju), "DB/GEN" for generation GEN
+// of the dashboard's database DB.
+func (m *models) get(ctx context.Context, ref string, rule gomoku.Rule) (*modelSet, error) {
 	if ref == "" || ref == "shipped" {
+		if rule == gomoku.Renju {
+			return m.shippedRenju, nil
+		}
 		return m.shipped, nil
 	}
 	dbs, gens, ok := strings.Cut(ref, "/")

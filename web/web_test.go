@@ -624,4 +624,12 @@ func TestRenjuForbidden(t *testing.T) {
 	if white.ToMove != "o" || len(white.Forbidden) != 0 {
 		t.Errorf("White to move: forbidden %v", white.Forbidden)
 	}
+	// The shipped engine plays renju with the renju models (no notice of
+	// models of another rule), standard with the freestyle ones (a notice).
+	for rule, noticed := range map[string]bool{"renju": false, "standard": true} {
+		g := newGame(t, ts, `{"rule":"`+rule+`","black":{"agent":"human"},"white":{"agent":"search"}}`)
+		if (g.Notice != "") != noticed {
+			t.Errorf("%s against the shipped search: notice %q", rule, g.Notice)
+		}
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"ocvist/data"
 	"ocvist/forest"
 	"ocvist/gomocup"
+	"ocvist/gomoku"
 	"ocvist/internal/cli"
 	"ocvist/patterns"
 	"ocvist/policy"
@@ -154,7 +155,12 @@ func searchConfig(arg string) (arena.SearchConfig, error) {
 			if cfg.Value, err = loadValue(""); err != nil {
 				return cfg, err
 			}
-			cfg.AnyRule = true // freestyle's, and standard's too: see arena.SearchConfig.AnyRule
+			renju, err := shippedRenju()
+			if err != nil {
+				return cfg, err
+			}
+			cfg.ByRule = map[gomoku.Rule]arena.Models{gomoku.Renju: renju}
+			cfg.AnyRule = true // freestyle's serve standard too: see arena.SearchConfig.AnyRule
 		}
 	} else {
 		cfg.Name = "search-none"
@@ -223,6 +229,23 @@ func loadValue(path string) (*policy.ValueModel, error) {
 		return policy.ValueFromForest(f)
 	}
 	return policy.LoadValueFile(path)
+}
+
+// shippedRenju loads the shipped renju models (embedded, package data).
+func shippedRenju() (arena.Models, error) {
+	p, err := policy.Load(bytes.NewReader(data.RenjuModel))
+	if err != nil {
+		return arena.Models{}, fmt.Errorf("the shipped renju policy: %w", err)
+	}
+	f, err := forest.Load(bytes.NewReader(data.RenjuValue))
+	if err != nil {
+		return arena.Models{}, fmt.Errorf("the shipped renju value model: %w", err)
+	}
+	v, err := policy.ValueFromForest(f)
+	if err != nil {
+		return arena.Models{}, fmt.Errorf("the shipped renju value model: %w", err)
+	}
+	return arena.Models{Policy: p, Value: v}, nil
 }
 
 // loadModel loads the model file path, or the shipped model (embedded,

@@ -38,11 +38,11 @@ much to use: at 1 s a move about 60-90% of it, never more than the turn less
 thread_num N (or -threads N, which it overrides) makes the search think on N
 threads. Managers need an executable whose name starts with "pbrain-": a
 copy of this program named, say, pbrain-ocvist starts as the engine without
-arguments. The shipped models were fitted for freestyle; the default engine,
-the search over them, uses them in standard and renju games too (a MESSAGE
-says so): against the search without them it scored 66% under standard
-(400 games, 100 ms a move) and 68% under renju (200 games). The forest agent and a model named in -agent play
-their model's rule only.`
+arguments. The default engine, the search over the shipped models, plays
+renju with the renju models (data/README.md), and standard with the freestyle
+ones, fitted for freestyle (a MESSAGE says so; against the search without them
+they scored 66% under standard, 400 games at 100 ms a move). The forest agent
+and a model named in -agent play their model's rule only.`
 
 // about is the engine's answer to ABOUT.
 var about = gomocup.ReplyAbout{Pairs: []gomocup.Pair{

@@ -63,7 +63,8 @@ func TestGomocupNoPoison(t *testing.T) {
 // MESSAGE saying so; a model named for it is refused under standard.
 func TestGomocupStandard(t *testing.T) {
 	var out, errb bytes.Buffer
-	in := "START 15\r\nINFO rule 1\r\nBOARD\r\n7,7,1\r\n8,8,2\r\nDONE\r\n"
+	// A turn limit no loaded machine reaches: the node limit ends the search.
+	in := "START 15\r\nINFO timeout_turn 1000000\r\nINFO rule 1\r\nBOARD\r\n7,7,1\r\n8,8,2\r\nDONE\r\n"
 	if err := Run(context.Background(), []string{"gomocup", "-agent", defaultAgent + ",nodes=5000"}, strings.NewReader(in), &out, &errb); err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}
@@ -86,6 +87,38 @@ func TestGomocupStandard(t *testing.T) {
 	}
 	if want := "OK\nERROR engine: policy: the model was fitted for freestyle, not standard\n"; out.String() != want {
 		t.Errorf("named model under standard: output %q, want %q", out.String(), want)
+	}
+}
+
+// TestGomocupRenjuModels: under renju (INFO rule 4) the default engine
+// plays with the shipped renju models: no MESSAGE about models of another
+// rule, and a legal move (Black's, not on a forbidden point).
+func TestGomocupRenjuModels(t *testing.T) {
+	var out, errb bytes.Buffer
+	// Black to move; 9,7 would make a double three: forbidden.
+	in := "START 15\r\nINFO timeout_turn 1000000\r\nINFO rule 4\r\nBOARD\r\n7,7,1\r\n0,0,2\r\n8,7,1\r\n0,14,2\r\n9,8,1\r\n14,0,2\r\n9,9,1\r\n14,14,2\r\nDONE\r\n"
+	if err := Run(context.Background(), []string{"gomocup", "-agent", defaultAgent + ",nodes=5000"}, strings.NewReader(in), &out, &errb); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	lines := withoutReports(out.String())
+	if len(lines) != 2 || lines[0] != "OK" {
+		t.Fatalf("output %q: want OK and a move, no MESSAGE", out.String())
+	}
+	b := gomoku.New(gomoku.Options{Rule: gomoku.Renju})
+	for _, q := range []gomoku.Point{gomoku.Pt(7, 7), gomoku.Pt(0, 0), gomoku.Pt(8, 7), gomoku.Pt(0, 14), gomoku.Pt(9, 8), gomoku.Pt(14, 0), gomoku.Pt(9, 9), gomoku.Pt(14, 14)} {
+		if err := b.Play(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b.Forbidden(gomoku.Pt(9, 7)) != gomoku.FoulDoubleThree {
+		t.Fatal("the test position lost its forbidden point")
+	}
+	p, err := gomoku.ParseGomocup(lines[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Play(p); err != nil {
+		t.Errorf("move %v: %v", p, err)
 	}
 }
 
@@ -206,7 +239,7 @@ func TestBenchCLI(t *testing.T) {
 // think is refused.
 func TestGomocupThreads(t *testing.T) {
 	var out, errb bytes.Buffer
-	in := "START 15\r\nINFO thread_num 3\r\nBEGIN\r\nTURN 8,8\r\nTURN 9,9\r\n"
+	in := "START 15\r\nINFO timeout_turn 1000000\r\nINFO thread_num 3\r\nBEGIN\r\nTURN 8,8\r\nTURN 9,9\r\n"
 	if err := Run(context.Background(), []string{"gomocup", "-agent", "search:none,nodes=3000", "-threads", "2"}, strings.NewReader(in), &out, &errb); err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}
