@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
@@ -185,7 +186,17 @@ func ValueFromForest(f *forest.Model) (*ValueModel, error) {
 	return &ValueModel{Forest: f, Rule: rule, Set: set}, nil
 }
 
-// LoadValueFile reads a value model file.
+// LoadValue reads a value model (a forest file) from r, as the shipped
+// one is embedded.
+func LoadValue(r io.Reader) (*ValueModel, error) {
+	f, err := forest.Load(r)
+	if err != nil {
+		return nil, err
+	}
+	return ValueFromForest(f)
+}
+
+// LoadValueFile reads a value model from the file path.
 func LoadValueFile(path string) (*ValueModel, error) {
 	f, err := forest.LoadFile(path)
 	if err != nil {

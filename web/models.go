@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"ocvist/data"
-	"ocvist/forest"
 	"ocvist/gomoku"
 	"ocvist/policy"
 )
@@ -47,7 +46,7 @@ const maxCached = 4
 type models struct {
 	shipped      *modelSet
 	shippedRenju *modelSet // the shipped renju models, for renju games
-	dbs     []*dbWatch
+	dbs          []*dbWatch
 
 	mu    sync.Mutex
 	cache map[string]*modelSet
@@ -55,35 +54,28 @@ type models struct {
 }
 
 func newModels() (*models, error) {
-	p, err := policy.Load(bytes.NewReader(data.Model))
-	if err != nil {
-		return nil, fmt.Errorf("the shipped policy: %w", err)
-	}
-	v, err := loadValue(data.Value)
-	if err != nil {
-		return nil, fmt.Errorf("the shipped value model: %w", err)
-	}
-	rp, err := policy.Load(bytes.NewReader(data.RenjuModel))
-	if err != nil {
-		return nil, fmt.Errorf("the shipped renju policy: %w", err)
-	}
-	rv, err := loadValue(data.RenjuValue)
-	if err != nil {
-		return nil, fmt.Errorf("the shipped renju value model: %w", err)
-	}
-	return &models{
-		shipped:      &modelSet{name: "shipped", policy: p, value: v, anyRule: true},
-		shippedRenju: &modelSet{name: "shipped renju", policy: rp, value: rv},
-		cache:        map[string]*modelSet{},
-	}, nil
-}
-
-func loadValue(b []byte) (*policy.ValueModel, error) {
-	f, err := forest.Load(bytes.NewReader(b))
+	shipped, err := embeddedSet("shipped", data.Model, data.Value, true)
 	if err != nil {
 		return nil, err
 	}
-	return policy.ValueFromForest(f)
+	renju, err := embeddedSet("shipped renju", data.RenjuModel, data.RenjuValue, false)
+	if err != nil {
+		return nil, err
+	}
+	return &models{shipped: shipped, shippedRenju: renju, cache: map[string]*modelSet{}}, nil
+}
+
+// embeddedSet reads a policy and a value model shipped in the program.
+func embeddedSet(name string, pol, val []byte, anyRule bool) (*modelSet, error) {
+	p, err := policy.Load(bytes.NewReader(pol))
+	if err != nil {
+		return nil, fmt.Errorf("the %s policy: %w", name, err)
+	}
+	v, err := policy.LoadValue(bytes.NewReader(val))
+	if err != nil {
+		return nil, fmt.Errorf("the %s value model: %w", name, err)
+	}
+	return &modelSet{name: name, policy: p, value: v, anyRule: anyRule}, nil
 }
 
 // get returns the models named by ref for a game under rule: "" for the
@@ -119,7 +111,7 @@ func (m *models) get(ctx context.Context, ref string, rule gomoku.Rule) (*modelS
 		return nil, errorf(400, "model %s: policy: %v", ref, err)
 	}
 	if val != nil {
-		if s.value, err = loadValue(val); err != nil {
+		if s.value, err = policy.LoadValue(bytes.NewReader(val)); err != nil {
 			return nil, errorf(400, "model %s: value: %v", ref, err)
 		}
 	}

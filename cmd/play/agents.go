@@ -12,7 +12,6 @@ import (
 	"ocvist/agent"
 	"ocvist/arena"
 	"ocvist/data"
-	"ocvist/forest"
 	"ocvist/gomocup"
 	"ocvist/gomoku"
 	"ocvist/internal/cli"
@@ -222,11 +221,7 @@ func loadValue(path string) (*policy.ValueModel, error) {
 	case "none":
 		return nil, nil
 	case "":
-		f, err := forest.Load(bytes.NewReader(data.Value))
-		if err != nil {
-			return nil, err
-		}
-		return policy.ValueFromForest(f)
+		return policy.LoadValue(bytes.NewReader(data.Value))
 	}
 	return policy.LoadValueFile(path)
 }
@@ -237,11 +232,7 @@ func shippedRenju() (arena.Models, error) {
 	if err != nil {
 		return arena.Models{}, fmt.Errorf("the shipped renju policy: %w", err)
 	}
-	f, err := forest.Load(bytes.NewReader(data.RenjuValue))
-	if err != nil {
-		return arena.Models{}, fmt.Errorf("the shipped renju value model: %w", err)
-	}
-	v, err := policy.ValueFromForest(f)
+	v, err := policy.LoadValue(bytes.NewReader(data.RenjuValue))
 	if err != nil {
 		return arena.Models{}, fmt.Errorf("the shipped renju value model: %w", err)
 	}

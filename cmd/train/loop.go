@@ -15,7 +15,6 @@ import (
 
 	"ocvist/coordinator"
 	"ocvist/data"
-	"ocvist/forest"
 	"ocvist/gomoku"
 	"ocvist/loop"
 	"ocvist/policy"
@@ -210,11 +209,7 @@ func shippedAnchor() ([]loop.Anchor, error) {
 	if err != nil {
 		return nil, err
 	}
-	vf, err := forest.Load(bytes.NewReader(data.Value))
-	if err != nil {
-		return nil, err
-	}
-	vm, err := policy.ValueFromForest(vf)
+	vm, err := policy.LoadValue(bytes.NewReader(data.Value))
 	if err != nil {
 		return nil, err
 	}
