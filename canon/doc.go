@@ -31,6 +31,27 @@
 // designVector in canon_test.go) holds under it and is checked by
 // TestDesignVector.
 //
+// # Packed form and id
+//
+// A key's packed form (AppendPacked, PackedLen, AppendUnpacked) is how the
+// store writes it in its run files and shards: a byte n, the number of
+// stones (1 to MaxPackedStones), then for each token in key order the uvarint of (cell − previous cell) << 1 | s,
+// where cell = row·16 + column, the previous cell of the first token is −1,
+// and s is 0 for 'x' and 1 for 'o'. The cells strictly increase (the tokens
+// are sorted by row, then column), so every difference is at least 1 and a
+// stone takes one byte when it lies within 63 cells of the one before.
+// Only the empty key, a key of more than MaxPackedStones stones and token
+// lists that are not in that order do not pack; the store writes those as
+// text. Like the text form, this is part of key format Version: changing it
+// is a migration.
+//
+// ID is a key's fixed-size id, which the store orders and routes positions
+// by: SplitMix64 over the key's text, splitmix.Derive(len(key), c₁, c₂, …)
+// where cᵢ are the key's 8-byte little-endian chunks (the last one
+// zero-padded), as an int64. Two keys may share an id: it spreads positions
+// evenly and compares in one instruction, while the key tells two positions
+// of one id apart.
+//
 // # Canonical frame and moves
 //
 // The canonical frame is the key's own coordinate system: Move{X, Y} is

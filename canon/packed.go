@@ -7,27 +7,6 @@ import (
 	"ocvist/internal/splitmix"
 )
 
-// # Packed keys and ids
-//
-// A key's packed form is how the store writes it (its run files and
-// shards): a byte n, the number of stones (1 to MaxPackedStones), then for
-// each token in key order the uvarint of (cell − previous cell) << 1 | s,
-// where cell = row·16 + column, the previous cell of the first token is −1,
-// and s is 0 for 'x' and 1 for 'o'. The cells strictly increase (the tokens
-// are sorted by row, then column), so every difference is at least 1 and a
-// stone takes one byte when it lies within 63 cells of the one before.
-// Only the empty key, a key of more than MaxPackedStones stones and token
-// lists that are not in that order do not pack; the store writes those as
-// text. Like the text form, this is part of key format Version: changing it
-// is a migration.
-//
-// ID is a key's fixed-size id, which the store orders and routes positions
-// by: SplitMix64 over the key's text, splitmix.Derive(len(key), c₁, c₂, …)
-// where cᵢ are the key's 8-byte little-endian chunks (the last one
-// zero-padded), as an int64. Two keys may share an id: it spreads positions
-// evenly and compares in one instruction, while the key tells two positions
-// of one id apart.
-
 // MaxPackedStones is the most stones a packed key holds.
 const MaxPackedStones = 255
 
@@ -35,7 +14,8 @@ const MaxPackedStones = 255
 const packedGrid = 16
 
 // AppendPacked appends key's packed form to dst. When key does not pack
-// (see above) it returns dst unchanged and false.
+// (the package documentation, "Packed form and id") it returns dst
+// unchanged and false.
 func AppendPacked(dst []byte, key []byte) ([]byte, bool) {
 	n := len(key) / tokenLen
 	if len(key)%tokenLen != 0 || n > MaxPackedStones || n == 0 {
@@ -117,7 +97,8 @@ func AppendUnpacked(dst, p []byte) []byte {
 	return dst
 }
 
-// ID is the fixed-size id of key (see above). Guarded by BenchmarkID.
+// ID is the fixed-size id of key (the package documentation, "Packed form
+// and id"). Guarded by BenchmarkID.
 func ID(key string) int64 {
 	z := splitmix.Mix(uint64(len(key)))
 	for len(key) >= 8 {
