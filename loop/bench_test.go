@@ -17,7 +17,7 @@ import (
 	"ocvist/store"
 )
 
-func startModel(b *testing.B) *policy.Model {
+func startModel(b testing.TB) *policy.Model {
 	m, err := policy.Load(bytes.NewReader(data.Model20261121))
 	if err != nil {
 		b.Fatal(err)
@@ -25,9 +25,9 @@ func startModel(b *testing.B) *policy.Model {
 	return m
 }
 
-// newTeacher is a teacher of the recipe's settings but nodes, with the
-// generation-0 prior, over 50 generated openings.
-func newTeacher(b *testing.B, nodes int64) *selfplay.Teacher {
+// newTeacher is a teacher of the recipe's settings but nodes and explore,
+// with the generation-0 prior, over 50 generated openings.
+func newTeacher(b testing.TB, nodes int64, explore int) *selfplay.Teacher {
 	cfg := DefaultConfig()
 	ops, err := openings.Generate(3, 50, gomoku.Freestyle)
 	if err != nil {
@@ -38,7 +38,7 @@ func newTeacher(b *testing.B, nodes int64) *selfplay.Teacher {
 		openings = append(openings, o.Moves)
 	}
 	tc := cfg.teacher(openings)
-	tc.Nodes = nodes
+	tc.Nodes, tc.Explore = nodes, explore
 	sc := search.DefaultConfig()
 	sc.PriorDepth = TeacherPriorDepth
 	t := selfplay.NewTeacher(tc, sc)
@@ -47,9 +47,10 @@ func newTeacher(b *testing.B, nodes int64) *selfplay.Teacher {
 	return t
 }
 
-// teacherGames plays n teacher games of the recipe's settings but nodes.
-func teacherGames(b *testing.B, n int, nodes int64) []store.TeacherGame {
-	t := newTeacher(b, nodes)
+// teacherGames plays n teacher games of the recipe's settings but nodes
+// and explore.
+func teacherGames(b testing.TB, n int, nodes int64, explore int) []store.TeacherGame {
+	t := newTeacher(b, nodes, explore)
 	rng := rand.New(rand.NewPCG(1, 2))
 	out := make([]store.TeacherGame, n)
 	for i := range out {
@@ -63,7 +64,7 @@ func teacherGames(b *testing.B, n int, nodes int64) []store.TeacherGame {
 // nodes a move with the generation-0 prior, on one core; reports games/s
 // and samples/s (plies after the opening).
 func BenchmarkTeacherGame(b *testing.B) {
-	t := newTeacher(b, 5000)
+	t := newTeacher(b, 5000, DefaultConfig().Explore)
 	rng := rand.New(rand.NewPCG(1, 2))
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -79,7 +80,7 @@ func BenchmarkTeacherGame(b *testing.B) {
 // repeats them to n rows (a fit's time depends on rows, columns and
 // depth, not on where the rows came from).
 func fitRows(b *testing.B, n int) ([]float64, []int) {
-	games := teacherGames(b, 200, 500)
+	games := teacherGames(b, 200, 500, DefaultConfig().Explore)
 	cfg := DefaultConfig()
 	bl := newBuilder(cfg)
 	for i := range games {
@@ -125,7 +126,7 @@ func BenchmarkPolicyMove(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	g := teacherGames(b, 1, 2000)[0]
+	g := teacherGames(b, 1, 2000, DefaultConfig().Explore)[0]
 	var boards []*gomoku.Board
 	for k := 1; k < len(g.Moves); k++ {
 		bd := gomoku.New(gomoku.Options{})
@@ -153,7 +154,7 @@ func BenchmarkPolicyMove(b *testing.B) {
 // depth as a generation's do on hundreds of thousands of rows). Reports
 // nodes/s: what a value model costs the search.
 func BenchmarkSearchValue(b *testing.B) {
-	games := teacherGames(b, 200, 500)
+	games := teacherGames(b, 200, 500, DefaultConfig().Explore)
 	cfg := DefaultConfig()
 	cfg.Value.MinLeaf = 1
 	bl := newBuilder(cfg)

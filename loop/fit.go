@@ -78,12 +78,18 @@ func fitValue(ctx context.Context, s *sets, cfg Config, g int, rec *Record) (*po
 // held-out games: rec has the value figures (ValueRows, HeldOut as the
 // held-out value positions, ValueAUC, ScoreAUC, ScoreScale). It is how
 // "train value" compares value targets and features on the same games.
-func FitValue(ctx context.Context, db store.Store, cfg Config, from, to int) (*policy.ValueModel, Record, error) {
+//
+// With rescore, the training positions' scores are rescore's searches of
+// them instead of the teacher's (the held-out positions keep the
+// teacher's, so ScoreAUC stays the teacher's).
+func FitValue(ctx context.Context, db store.Store, cfg Config, from, to int, rescore *Rescore) (*policy.ValueModel, Record, error) {
 	rec := Record{Gen: to, Config: cfg, Rule: cfg.Rule.String()}
 	if err := cfg.Validate(); err != nil {
 		return nil, rec, err
 	}
-	s, err := buildValue(ctx, db, cfg, from, to, nil)
+	b := newBuilder(cfg)
+	b.valueOnly, b.rescore = true, rescore
+	s, err := b.read(ctx, db, from, to)
 	if err != nil {
 		return nil, rec, err
 	}

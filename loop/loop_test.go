@@ -135,7 +135,7 @@ func TestReproducible(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	vm, rec, err := FitValue(context.Background(), db, smallConfig(7), 1, 2)
+	vm, rec, err := FitValue(context.Background(), db, smallConfig(7), 1, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,6 +62,9 @@ type builder struct {
 	s    sets
 	// valueOnly builds the value rows alone.
 	valueOnly bool
+	// rescore, when set, searches the training games' positions again for
+	// their scores (Rescore) before their rows are built.
+	rescore *Rescore
 }
 
 func newBuilder(cfg Config) *builder {
@@ -85,12 +88,38 @@ func buildValue(ctx context.Context, db store.Store, cfg Config, from, to int, m
 
 // read adds the rows of the games of generations from..to.
 func (b *builder) read(ctx context.Context, db store.Store, from, to int) (*sets, error) {
+	if b.rescore != nil && b.m == nil {
+		return b.readRescored(ctx, db, from, to)
+	}
 	err := db.TeacherGames(ctx, from, to, func(g store.TeacherGame) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		return b.game(&g)
 	})
+	return &b.s, err
+}
+
+// readRescored is read with the training games' scores searched again
+// (b.rescore): the games are read, rescored in parallel, then built in
+// the store's order.
+func (b *builder) readRescored(ctx context.Context, db store.Store, from, to int) (*sets, error) {
+	var games []*store.TeacherGame
+	err := db.TeacherGames(ctx, from, to, func(g store.TeacherGame) error {
+		if !heldOutGame(b.cfg.Seed, g.Gen, g.Game, b.cfg.Holdout) {
+			games = append(games, &g)
+		}
+		return ctx.Err()
+	})
+	if err == nil {
+		err = b.rescore.rescoreGames(ctx, b.cfg, games)
+	}
+	for _, g := range games {
+		if err != nil {
+			break
+		}
+		err = b.game(g)
+	}
 	return &b.s, err
 }
 
