@@ -47,6 +47,9 @@ func valueCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	var rescore *loop.Rescore
+	if *rescoreNodes == 0 && (*rescorePolicy != "" || *rescoreValue != "") {
+		return usageError{"value: -rescore-policy and -rescore-value need -rescore-nodes"}
+	}
 	if *rescoreNodes != 0 {
 		if *rescoreNodes < 100 {
 			return usageError{fmt.Sprintf("value: -rescore-nodes %d: want 0 or at least 100", *rescoreNodes)}
@@ -68,6 +71,9 @@ func valueCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if *rescoreValue != "" {
 			if rescore.Value, err = policy.LoadValueFile(*rescoreValue); err != nil {
 				return err
+			}
+			if err := rescore.Value.Check(cfg.Rule); err != nil {
+				return fmt.Errorf("value: value model %s: %w", *rescoreValue, err)
 			}
 		}
 	}
