@@ -159,20 +159,14 @@ func (j *job) open(ctx context.Context) (int, error) {
 // record saves the run's configuration and seed in the database and
 // returns the run's index (1 for the first run on a database).
 func (j *job) record(ctx context.Context) (int, error) {
-	meta, err := j.db.Meta(ctx)
-	if err != nil {
-		return 0, err
-	}
-	n, _ := strconv.Atoi(meta["runs"])
-	n++
 	conf, _ := json.Marshal(j.cfg)
-	err = j.db.SetMeta(ctx, map[string]string{
-		"runs":                           strconv.Itoa(n),
-		fmt.Sprintf("run.%d", n):         string(conf),
-		fmt.Sprintf("run.%d.seed", n):    strconv.FormatUint(j.cfg.Seed, 10),
-		fmt.Sprintf("run.%d.started", n): time.Now().UTC().Format(time.RFC3339),
+	return j.db.RecordRun(ctx, func(n int) map[string]string {
+		return map[string]string{
+			fmt.Sprintf("run.%d", n):         string(conf),
+			fmt.Sprintf("run.%d.seed", n):    strconv.FormatUint(j.cfg.Seed, 10),
+			fmt.Sprintf("run.%d.started", n): time.Now().UTC().Format(time.RFC3339),
+		}
 	})
-	return n, err
 }
 
 // recover merges shards published by an earlier run that stopped before

@@ -31,6 +31,11 @@ type Store interface {
 	Merged(ctx context.Context, id string) (bool, error)
 	Meta(ctx context.Context) (map[string]string, error)
 	SetMeta(ctx context.Context, m map[string]string) error
+	// RecordRun numbers a new run in one transaction: n is one more than
+	// the meta key "runs" (0 if absent), "runs" becomes n and the keys
+	// fields(n) returns are set, so two jobs starting at once on one
+	// database never take the same number.
+	RecordRun(ctx context.Context, fields func(n int) map[string]string) (int, error)
 	AddGeneration(ctx context.Context, g Generation) error
 	Generations(ctx context.Context) ([]Generation, error)
 	TeacherGames(ctx context.Context, from, to int, fn func(TeacherGame) error) error

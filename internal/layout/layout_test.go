@@ -280,6 +280,7 @@ var goroutines = map[string]string{
 	"internal/cli/lines.go":    "the commands' input reader (internal/cli is the commands' scaffold)",
 	"internal/cli/cli.go":      "the commands' signal listener, which cancels the command's context (internal/cli is the commands' scaffold)",
 	"internal/pgtest/proxy.go": "the PostgreSQL tests' proxy, closed when its test ends (only tests import internal/pgtest)",
+	"store/storetest/runs.go":  "the concurrency checks' handles, waited for before the check returns (only tests import store/storetest)",
 }
 
 // TestGoroutines: goroutines start only in commands and in the places

@@ -399,15 +399,45 @@ func (p *DB) SetMeta(ctx context.Context, m map[string]string) error {
 			return fmt.Errorf("store: set meta %q: %w", k, store.ErrReservedMeta)
 		}
 	}
+	err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error { return putMeta(ctx, tx, m) })
+	return p.wrap("set meta of", err)
+}
+
+// putMeta upserts m's keys in their sorted order: two transactions that
+// set the same keys lock them in one order and never deadlock.
+func putMeta(ctx context.Context, tx pgx.Tx, m map[string]string) error {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if _, err := tx.Exec(ctx, "INSERT INTO meta VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value", k, m[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RecordRun numbers a new run: the "runs" row is locked (FOR UPDATE) for
+// the transaction, so a second job waits for the first's number.
+func (p *DB) RecordRun(ctx context.Context, fields func(n int) map[string]string) (int, error) {
+	var n int
 	err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
-		for k, v := range m {
-			if _, err := tx.Exec(ctx, "INSERT INTO meta VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value", k, v); err != nil {
-				return err
+		if _, err := tx.Exec(ctx, "INSERT INTO meta VALUES ('runs', '0') ON CONFLICT (key) DO NOTHING"); err != nil {
+			return err
+		}
+		var runs string
+		if err := tx.QueryRow(ctx, "SELECT value FROM meta WHERE key = 'runs' FOR UPDATE").Scan(&runs); err != nil {
+			return err
+		}
+		n, _ = strconv.Atoi(runs)
+		n++
+		m := fields(n)
+		for k := range m {
+			if meta.Reserved[k] || k == "runs" {
+				return fmt.Errorf("store: record run: meta %q: %w", k, store.ErrReservedMeta)
 			}
 		}
-		return nil
+		m["runs"] = strconv.Itoa(n)
+		return putMeta(ctx, tx, m)
 	})
-	return p.wrap("set meta of", err)
+	return n, p.wrap("record a run in", err)
 }
 
 // AddGeneration records a generation (ErrGenerationExists if recorded).

@@ -116,3 +116,21 @@ func waitLocksFreed(t *testing.T, p *DB, member int64) {
 		}
 	}
 }
+
+// TestPGRecordRun: four connection pools (four jobs on separate machines)
+// number their runs at once, each number taken once; the keys are set in
+// one order, so the transactions never deadlock.
+func TestPGRecordRun(t *testing.T) {
+	u := pgtest.SchemaURL(t)
+	handles := []store.Store{mustPG(t, u)}
+	for range 3 {
+		q, err := Open(context.Background(), u, storetest.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { q.Close() })
+		handles = append(handles, q)
+	}
+	storetest.CheckRecordRun(t, handles, 5)
+	storetest.CheckSetMetaAtOnce(t, handles, 20)
+}

@@ -28,3 +28,9 @@ func TestClaims(t *testing.T) {
 		t.Errorf("join read-only: %v", err)
 	}
 }
+
+// TestRecordRun: a job's runs numbered one after another (one writer per
+// SQLite file: jobs at once are PostgreSQL's, TestPGRecordRun).
+func TestRecordRun(t *testing.T) {
+	storetest.CheckRecordRun(t, []store.Store{mustOpen(t, tempPath(t, "r.db"))}, 12)
+}

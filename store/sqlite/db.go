@@ -527,6 +527,36 @@ func (d *DB) SetMeta(ctx context.Context, m map[string]string) error {
 	return nil
 }
 
+// RecordRun numbers a new run in one (immediate) transaction.
+func (d *DB) RecordRun(ctx context.Context, fields func(n int) map[string]string) (int, error) {
+	if err := d.writable("record a run"); err != nil {
+		return 0, err
+	}
+	var n int
+	err := d.inTx(ctx, func(tx *sql.Tx) error {
+		var runs string
+		switch err := tx.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'runs'").Scan(&runs); {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return err
+		}
+		n, _ = strconv.Atoi(runs)
+		n++
+		m := fields(n)
+		for k := range m {
+			if meta.Reserved[k] || k == "runs" {
+				return fmt.Errorf("meta %q: %w", k, store.ErrReservedMeta)
+			}
+		}
+		m["runs"] = strconv.Itoa(n)
+		return putMeta(ctx, tx, m)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: record a run in %q: %w", d.path, err)
+	}
+	return n, nil
+}
+
 // inTx runs fn in one transaction and commits it, one operation at a time.
 func (d *DB) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	d.mu.Lock()
