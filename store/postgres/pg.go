@@ -426,15 +426,11 @@ func (p *DB) RecordRun(ctx context.Context, fields func(n int) map[string]string
 		if err := tx.QueryRow(ctx, "SELECT value FROM meta WHERE key = 'runs' FOR UPDATE").Scan(&runs); err != nil {
 			return err
 		}
-		n, _ = strconv.Atoi(runs)
-		n++
-		m := fields(n)
-		for k := range m {
-			if meta.Reserved[k] || k == "runs" {
-				return fmt.Errorf("store: record run: meta %q: %w", k, store.ErrReservedMeta)
-			}
+		var m map[string]string
+		var err error
+		if n, m, err = meta.NextRun(runs, fields); err != nil {
+			return err
 		}
-		m["runs"] = strconv.Itoa(n)
 		return putMeta(ctx, tx, m)
 	})
 	return n, p.wrap("record a run in", err)

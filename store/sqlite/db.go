@@ -540,15 +540,11 @@ func (d *DB) RecordRun(ctx context.Context, fields func(n int) map[string]string
 		case err != nil:
 			return err
 		}
-		n, _ = strconv.Atoi(runs)
-		n++
-		m := fields(n)
-		for k := range m {
-			if meta.Reserved[k] || k == "runs" {
-				return fmt.Errorf("meta %q: %w", k, store.ErrReservedMeta)
-			}
+		var m map[string]string
+		var err error
+		if n, m, err = meta.NextRun(runs, fields); err != nil {
+			return err
 		}
-		m["runs"] = strconv.Itoa(n)
 		return putMeta(ctx, tx, m)
 	})
 	if err != nil {

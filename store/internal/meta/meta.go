@@ -78,3 +78,22 @@ func Compatible(want store.Config, h Header) error {
 }
 
 func Now() string { return time.Now().UTC().Format(time.RFC3339) }
+
+// KeyRuns is the number of runs recorded (store.Store.RecordRun).
+const KeyRuns = "runs"
+
+// NextRun is the record of a new run given the "runs" value stored (""
+// if none): its number n and the keys to set, fields(n) and "runs" = n.
+// fields may set neither "runs" nor a reserved key.
+func NextRun(runs string, fields func(n int) map[string]string) (int, map[string]string, error) {
+	n, _ := strconv.Atoi(runs)
+	n++
+	m := fields(n)
+	for k := range m {
+		if Reserved[k] || k == KeyRuns {
+			return 0, nil, fmt.Errorf("meta %q: %w", k, store.ErrReservedMeta)
+		}
+	}
+	m[KeyRuns] = strconv.Itoa(n)
+	return n, m, nil
+}
