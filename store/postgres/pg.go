@@ -426,11 +426,11 @@ func (p *DB) RecordRun(ctx context.Context, fields func(n int) map[string]string
 		if err := tx.QueryRow(ctx, "SELECT value FROM meta WHERE key = 'runs' FOR UPDATE").Scan(&runs); err != nil {
 			return err
 		}
-		var m map[string]string
-		var err error
-		if n, m, err = meta.NextRun(runs, fields); err != nil {
+		next, m, err := meta.NextRun(runs, fields)
+		if err != nil {
 			return err
 		}
+		n = next
 		return putMeta(ctx, tx, m)
 	})
 	return n, p.wrap("record a run in", err)

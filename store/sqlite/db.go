@@ -540,11 +540,11 @@ func (d *DB) RecordRun(ctx context.Context, fields func(n int) map[string]string
 		case err != nil:
 			return err
 		}
-		var m map[string]string
-		var err error
-		if n, m, err = meta.NextRun(runs, fields); err != nil {
+		next, m, err := meta.NextRun(runs, fields)
+		if err != nil {
 			return err
 		}
+		n = next
 		return putMeta(ctx, tx, m)
 	})
 	if err != nil {
