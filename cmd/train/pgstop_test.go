@@ -173,7 +173,7 @@ func TestPostgresTwoJobsOneFolder(t *testing.T) {
 	want := int64(20)
 	for i, j := range jobs {
 		j.cmd.Process.Signal(syscall.SIGTERM) // they play for 10 minutes otherwise
-		if err := j.cmd.Wait(); err != nil {
+		if err := j.wait(); err != nil {
 			t.Fatalf("job %d: %v\n%s", i, err, j.errOut.String())
 		}
 		var n int64
@@ -194,32 +194,55 @@ func TestPostgresTwoJobsOneFolder(t *testing.T) {
 	}
 }
 
-// jobRun is a train command running in the background.
+// jobRun is a train command running in the background; one goroutine
+// waits for it, so a job that exits early fails its waitFor at once
+// rather than after the wait's 5 minutes.
 type jobRun struct {
 	cmd         *exec.Cmd
 	out, errOut *syncBuffer
+	done        chan struct{} // closed when the job has exited
+	err         error         // its exit, set before done is closed
 }
 
 func startJob(t *testing.T, dir string, args ...string) *jobRun {
 	t.Helper()
-	j := &jobRun{cmd: trainCmd(t, args...), out: &syncBuffer{}, errOut: &syncBuffer{}}
+	j := &jobRun{cmd: trainCmd(t, args...), out: &syncBuffer{}, errOut: &syncBuffer{}, done: make(chan struct{})}
 	j.cmd.Dir, j.cmd.Stdout, j.cmd.Stderr = dir, j.out, j.errOut
 	if err := j.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { j.cmd.Process.Kill(); j.cmd.Wait() })
+	go func() {
+		j.err = j.cmd.Wait()
+		close(j.done)
+	}()
+	t.Cleanup(func() { j.cmd.Process.Kill(); <-j.done })
 	return j
 }
 
-// waitFor waits up to 5 minutes (CI shares 2 cores) for text on stderr.
+// wait waits for the job to exit and returns its exit error.
+func (j *jobRun) wait() error {
+	<-j.done
+	return j.err
+}
+
+// waitFor waits up to 5 minutes (CI shares 2 cores) for text on stderr;
+// a job that exits first without writing it fails the test at once.
 func (j *jobRun) waitFor(t *testing.T, text string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Minute)
+	deadline := time.NewTimer(5 * time.Minute)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
 	for !strings.Contains(j.errOut.String(), text) {
-		if time.Now().After(deadline) {
+		select {
+		case <-j.done:
+			if !strings.Contains(j.errOut.String(), text) {
+				t.Fatalf("the job exited (%v) without %q:\n%s", j.err, text, j.errOut.String())
+			}
+		case <-deadline.C:
 			t.Fatalf("no %q in 5 minutes:\n%s", text, j.errOut.String())
+		case <-tick.C:
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -236,7 +259,7 @@ func TestPostgresServerLostAtStart(t *testing.T) {
 	job := startJob(t, dir, "run", "-db", pu, "-workers", "1", "-games", "40", "-seed", "2")
 	job.waitFor(t, "waiting for the server")
 	proxy.Restore()
-	if err := job.cmd.Wait(); err != nil {
+	if err := job.wait(); err != nil {
 		t.Fatalf("run: %v\n%s", err, job.errOut.String())
 	}
 	if n := strings.Count(job.errOut.String(), "waiting for the server"); n != 1 || !strings.Contains(job.errOut.String(), "server back: starting") {
