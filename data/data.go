@@ -7,17 +7,18 @@ package data
 
 import _ "embed"
 
-// Model is the shipped forest model (model.ocf), the default policy of
-// cmd/play. Read it with policy.Load(bytes.NewReader(data.Model)); it was
-// made before model files recorded their features' Spec, so it loads as
-// feature set 1, freestyle, radius 2.
+// Model is the shipped policy forest (model.ocf, feature set 2, freestyle,
+// radius 2), the default policy of cmd/play: the learning loop's
+// generation 6 (README.md in this folder). Read it with
+// policy.Load(bytes.NewReader(data.Model)).
 //
 //go:embed model.ocf
 var Model []byte
 
-// Value is the shipped value model (value.ocf), which the search agent
-// of cmd/play adds to its evaluation by default. Read it with
-// forest.Load(bytes.NewReader(data.Value)) and policy.ValueFromForest.
+// Value is the shipped value model (value.ocf, value feature set 2, 8
+// trees of depth 14, fitted on the learning loop's last generations),
+// which the search agent of cmd/play adds to its evaluation by default.
+// Read it with policy.LoadValue(bytes.NewReader(data.Value)).
 //
 //go:embed value.ocf
 var Value []byte

@@ -27,12 +27,13 @@ import (
 // value.ocf are those of the learning loop's recipe (data/README.md).
 const (
 	shipped20261121SHA256 = "e0dee9fda44724e5b19eb3b2986d413da69aed4f8fd4c1b89457ab2328eace17"
-	shippedSHA256         = "ff37c487590e8dbbc2d70cdb97dfcf3353303ab9b00df08827d46f6c7e33e7d4"
-	shippedValueSHA256    = "a596b11b35c37f5438e31304b88609703640006724ed9ec1d2fc91ebbf3898c4"
+	shippedSHA256         = "85a8dd96013d14a42e30fadd721148b647a6d1b35c38d136f4f8af73d589ad38"
+	shippedValueSHA256    = "cd77d219b80aac73a2d1a4c2e29d5fcfbed482ce75032394734a26bef999ebb7"
 )
 
 // TestShippedModels: the shipped files are the recorded ones; the policy
-// loads as feature set 2 and the value model as one.
+// loads as feature set 2 and the value model as one of value feature set
+// 2, both for freestyle.
 func TestShippedModels(t *testing.T) {
 	for _, f := range []struct {
 		name, want string
@@ -47,11 +48,12 @@ func TestShippedModels(t *testing.T) {
 		t.Fatalf("data/model.ocf: %v, %v; want feature set 2, freestyle, radius 2", m, err)
 	}
 	f, err := forest.Load(bytes.NewReader(data.Value))
+	var vm *ValueModel
 	if err == nil {
-		_, err = ValueFromForest(f)
+		vm, err = ValueFromForest(f)
 	}
-	if err != nil {
-		t.Fatalf("data/value.ocf: %v", err)
+	if err != nil || vm.FeatureSet() != ValueFeatureSet2 || vm.Rule != gomoku.Freestyle {
+		t.Fatalf("data/value.ocf: %+v, %v; want value feature set 2, freestyle", vm, err)
 	}
 }
 

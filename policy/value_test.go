@@ -53,17 +53,22 @@ func randomValue(tb testing.TB, set int, cfg forest.Config) *ValueModel {
 
 // BenchmarkValue: one op is one Valuer.Value (features and prediction) on
 // middle-game positions, as the search calls it at every leaf:
-// "shipped" is data/value.ocf (set 1, 16 trees of depth 10); "set2" a
-// forest of the loop's value shape on set 2.
+// "shipped" is data/value.ocf (set 2, 8 trees of depth 14); "set2" a
+// forest of the loop's value shape on set 2 (8 trees of depth 14), and
+// "set2-16x10" of the shape before it.
 func BenchmarkValue(b *testing.B) {
-	vf := forest.DefaultConfig()
-	vf.Trees, vf.MaxDepth = 16, 10
+	shape := func(trees, depth int) forest.Config {
+		vf := forest.DefaultConfig()
+		vf.Trees, vf.MaxDepth = trees, depth
+		return vf
+	}
 	for _, c := range []struct {
 		name string
 		vm   func() *ValueModel
 	}{
 		{"shipped", func() *ValueModel { return shippedValue(b) }},
-		{"set2", func() *ValueModel { return randomValue(b, ValueFeatureSet2, vf) }},
+		{"set2", func() *ValueModel { return randomValue(b, ValueFeatureSet2, shape(8, 14)) }},
+		{"set2-16x10", func() *ValueModel { return randomValue(b, ValueFeatureSet2, shape(16, 10)) }},
 	} {
 		b.Run(c.name, func(b *testing.B) { benchValue(b, NewValuer(c.vm())) })
 	}
@@ -142,13 +147,13 @@ func TestValueFeatures2(t *testing.T) {
 	}
 }
 
-// TestValueFromForestSets: a value model of set 1 (the shipped one) and
-// one of set 2 load as themselves, with their set; a policy forest is
+// TestValueFromForestSets: value models of set 1 and set 2 (the shipped
+// one among them) load as themselves, with their set; a policy forest is
 // refused.
 func TestValueFromForestSets(t *testing.T) {
 	vf := forest.DefaultConfig()
 	vf.Trees, vf.MaxDepth = 2, 3
-	for _, vm := range []*ValueModel{shippedValue(t), randomValue(t, ValueFeatureSet2, vf)} {
+	for _, vm := range []*ValueModel{shippedValue(t), randomValue(t, ValueFeatureSet1, vf), randomValue(t, ValueFeatureSet2, vf)} {
 		var buf bytes.Buffer
 		if err := (&Model{Forest: vm.Forest}).Save(&buf); err != nil {
 			t.Fatal(err)
