@@ -293,6 +293,43 @@ func TestMatchClock(t *testing.T) {
 	}
 }
 
+// TestMoveTimes: each agent's move times are its own (colours swap
+// between games), the longest is located by game and move number (the
+// opening's stones counted), and Over counts the moves past a limit.
+func TestMoveTimes(t *testing.T) {
+	ms := func(v ...int) []time.Duration {
+		d := make([]time.Duration, len(v))
+		for i, x := range v {
+			d[i] = time.Duration(x) * time.Millisecond
+		}
+		return d
+	}
+	var r Result
+	// Game 0: A Black, one opening stone, so White (B) plays move 2.
+	r.add(&Game{Index: 0, ABlack: true, Book: 1, Times: ms(10, 50, 20, 70), Forced: []bool{false, true, false, false}})
+	// Game 1: A White, three opening stones: A plays moves 4 and 6.
+	r.add(&Game{Index: 1, ABlack: false, Book: 3, Times: ms(90, 5, 20, 60), Forced: []bool{false, false, false, true}})
+	a, b := r.Time[0], r.Time[1]
+	if a.Moves != 4 || a.Forced != 1 || a.Max != 90*time.Millisecond || a.MaxGame != 1 || a.MaxMove != 4 {
+		t.Errorf("A: %+v, want 4 moves, 1 forced, longest 90ms in game 1 at move 4", a)
+	}
+	if a.Mean() != 60*time.Millisecond { // 70, 90, 20: the forced 50 left out
+		t.Errorf("A's mean %v, want 60ms", a.Mean())
+	}
+	if b.Moves != 4 || b.Forced != 1 || b.Max != 60*time.Millisecond || b.MaxGame != 1 || b.MaxMove != 7 {
+		t.Errorf("B: %+v, want 4 moves, 1 forced, longest 60ms in game 1 at move 7", b)
+	}
+	for _, tt := range []struct {
+		k     int
+		limit time.Duration
+		want  int
+	}{{0, 45 * time.Millisecond, 3}, {0, 90 * time.Millisecond, 0}, {1, 15 * time.Millisecond, 2}, {1, 0, 4}} {
+		if got := r.Over(tt.k, tt.limit); got != tt.want {
+			t.Errorf("Over(%d, %v) = %d, want %d", tt.k, tt.limit, got, tt.want)
+		}
+	}
+}
+
 // TestForced: the moves arena.Forced calls forced, which it leaves out of
 // the mean move time.
 func TestForced(t *testing.T) {

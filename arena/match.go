@@ -147,7 +147,7 @@ func (r *Result) add(g *Game) {
 		if black == g.ABlack {
 			k = 0
 		}
-		r.Time[k].add(d, j < len(g.Forced) && g.Forced[j])
+		r.Time[k].add(d, j < len(g.Forced) && g.Forced[j], g.Index, g.Book+j+1)
 	}
 	r.addProofs(g)
 	r.Total.add(g)
@@ -499,22 +499,42 @@ func (r *Result) addProofs(g *Game) {
 // MoveTimes are one agent's move times over a match. A forced move (see
 // Forced) takes an engine little time by design; the mean leaves them out,
 // so that it measures how much of its clock an agent uses where it has a
-// choice. The longest move counts them all.
+// choice. The longest move counts them all, and is located (MaxGame,
+// MaxMove) so that its position can be searched again.
 type MoveTimes struct {
 	Moves    int           // moves timed
 	Forced   int           // of them forced
 	Unforced time.Duration // the total time of the moves not forced
 	Max      time.Duration // the longest move
+	MaxGame  int           // the longest move's game (Game.Index)
+	MaxMove  int           // and its number in the game, the opening's stones counted (1: the first stone)
 }
 
-func (m *MoveTimes) add(d time.Duration, forced bool) {
+// add counts a move of d, played as move number move of game game.
+func (m *MoveTimes) add(d time.Duration, forced bool, game, move int) {
 	m.Moves++
-	m.Max = max(m.Max, d)
+	if d > m.Max {
+		m.Max, m.MaxGame, m.MaxMove = d, game, move
+	}
 	if forced {
 		m.Forced++
 	} else {
 		m.Unforced += d
 	}
+}
+
+// Over counts the moves of agent k (0: A, 1: B) in r's games that took
+// longer than limit.
+func (r *Result) Over(k int, limit time.Duration) int {
+	n := 0
+	for _, g := range r.Games {
+		for j, d := range g.Times {
+			if black := (g.Book+j)%2 == 0; (black == g.ABlack) == (k == 0) && d > limit {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // Mean is the mean time of the moves that were not forced (0 with none).

@@ -29,7 +29,8 @@ with draws, mapped through the logistic Elo curve: a perfect score has an
 infinite estimate but a finite lower end), and each agent's move times: the
 mean of its moves that were not forced (a five to make, a four to block, an
 open four to make, a win by continuous fours: arena.Forced; an engine plays
-them at once) and its longest move.
+them at once), its longest move (which game, which move) and, with a turn
+limit, how many of its moves took more than 95% of it.
 The clock: -turn-ms per move and, with -match-ms, a match clock of that many
 milliseconds per side and game; -turn-ms 0 with -match-ms is the match clock
 alone. Agents get the raw clock (external engines as INFO timeout_turn,
@@ -313,8 +314,12 @@ func writeSummary(w io.Writer, c *matchConfig, cfg arena.Config, r *arena.Result
 	fmt.Fprintf(w, "forfeits: A %d, B %d\n", fa, fb)
 	for i, name := range []string{"A", "B"} {
 		t := r.Time[i]
-		fmt.Fprintf(w, "move time of %s: mean %s over %d moves not forced (%d forced left out), longest %s\n",
-			name, fmtDur(t.Mean()), t.Moves-t.Forced, t.Forced, fmtDur(t.Max))
+		late := ""
+		if cfg.Turn > 0 {
+			late = fmt.Sprintf("; %d past 95%% of the turn", r.Over(i, cfg.Turn*95/100))
+		}
+		fmt.Fprintf(w, "move time of %s: mean %s over %d moves not forced (%d forced left out), longest %s (game %d, move %d)%s\n",
+			name, fmtDur(t.Mean()), t.Moves-t.Forced, t.Forced, fmtDur(t.Max), t.MaxGame+1, t.MaxMove, late)
 	}
 	for i, name := range []string{"A", "B"} {
 		if pr := r.Proofs[i]; pr.Games > 0 {
