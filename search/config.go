@@ -158,7 +158,7 @@ func DefaultConfig() Config {
 		PriorDepth:  6, PriorWeight: 60, ValueScale: 3000,
 		Weights: DefaultWeights(),
 
-		TimeReserve: 30 * time.Millisecond, TimeMargin: 0.05, TimeOptimum: 0.6,
+		TimeReserve: 30 * time.Millisecond, TimeMargin: 0.08, TimeOptimum: 0.6,
 		TimeUnstable: 0.5, TimeFallScale: 200, TimeFallMax: 1.5,
 		MatchPlies: 90, MatchMovesMin: 15, MatchMaxShare: 7,
 	}
