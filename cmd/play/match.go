@@ -314,12 +314,15 @@ func writeSummary(w io.Writer, c *matchConfig, cfg arena.Config, r *arena.Result
 	fmt.Fprintf(w, "forfeits: A %d, B %d\n", fa, fb)
 	for i, name := range []string{"A", "B"} {
 		t := r.Time[i]
-		late := ""
-		if cfg.Turn > 0 {
-			late = fmt.Sprintf("; %d past 95%% of the turn", r.Over(i, cfg.Turn*95/100))
+		where, past := "", ""
+		if g, m := longestAt(t); g > 0 {
+			where = fmt.Sprintf(" (game %d, move %d)", g, m)
 		}
-		fmt.Fprintf(w, "move time of %s: mean %s over %d moves not forced (%d forced left out), longest %s (game %d, move %d)%s\n",
-			name, fmtDur(t.Mean()), t.Moves-t.Forced, t.Forced, fmtDur(t.Max), t.MaxGame+1, t.MaxMove, late)
+		if cfg.Turn > 0 {
+			past = fmt.Sprintf("; %d past 95%% of the turn", r.Over(i, late(cfg.Turn)))
+		}
+		fmt.Fprintf(w, "move time of %s: mean %s over %d moves not forced (%d forced left out), longest %s%s%s\n",
+			name, fmtDur(t.Mean()), t.Moves-t.Forced, t.Forced, fmtDur(t.Max), where, past)
 	}
 	for i, name := range []string{"A", "B"} {
 		if pr := r.Proofs[i]; pr.Games > 0 {
@@ -422,7 +425,18 @@ type matchJSON struct {
 	BMoves   int         `json:"b_moves"`
 	AForced  int         `json:"a_forced_moves"`
 	BForced  int         `json:"b_forced_moves"`
-	Penta    [5]int      `json:"pentanomial"`
+	// AMaxGame and AMaxMove locate A's longest move (B's likewise): its
+	// game (1: the first) and move number (1: the first stone, the
+	// opening's counted); 0 with no move.
+	AMaxGame int `json:"a_max_move_game"`
+	AMaxMove int `json:"a_max_move_number"`
+	BMaxGame int `json:"b_max_move_game"`
+	BMaxMove int `json:"b_max_move_number"`
+	// ALate and BLate count the moves past 95% of the turn limit (null
+	// without one).
+	ALate *int   `json:"a_moves_past_95pct"`
+	BLate *int   `json:"b_moves_past_95pct"`
+	Penta [5]int `json:"pentanomial"`
 	// AProved and BProved count the games in which A (B) announced a
 	// proved win; AThrown and BThrown list those it did not win.
 	AProved int     `json:"a_proved_games"`
@@ -431,6 +445,19 @@ type matchJSON struct {
 	BThrown []int   `json:"b_thrown_games"`
 	SPRT    string  `json:"sprt,omitempty"`
 	LLR     float64 `json:"llr"`
+}
+
+// late is the move time past which a move counts as late under a turn
+// limit of turn: 95% of it.
+func late(turn time.Duration) time.Duration { return turn * 95 / 100 }
+
+// longestAt locates the longest of t's moves: its game (1: the first) and
+// move number; 0, 0 when t has no move.
+func longestAt(t arena.MoveTimes) (game, move int) {
+	if t.Moves == 0 {
+		return 0, 0
+	}
+	return t.MaxGame + 1, t.MaxMove
 }
 
 func writeJSON(w io.Writer, c *matchConfig, rule gomoku.Rule, r *arena.Result) error {
@@ -449,6 +476,12 @@ func writeJSON(w io.Writer, c *matchConfig, rule gomoku.Rule, r *arena.Result) e
 		AMoves: r.Time[0].Moves, BMoves: r.Time[1].Moves, AForced: r.Time[0].Forced, BForced: r.Time[1].Forced,
 		Penta: r.Pentanomial(), LLR: r.LLR,
 		AProved: r.Proofs[0].Games, BProved: r.Proofs[1].Games, AThrown: r.Proofs[0].Thrown, BThrown: r.Proofs[1].Thrown,
+	}
+	out.AMaxGame, out.AMaxMove = longestAt(r.Time[0])
+	out.BMaxGame, out.BMaxMove = longestAt(r.Time[1])
+	if turn := time.Duration(c.TurnMS) * time.Millisecond; turn > 0 {
+		a, b := r.Over(0, late(turn)), r.Over(1, late(turn))
+		out.ALate, out.BLate = &a, &b
 	}
 	if c.SPRT != "" {
 		out.SPRT = r.Decision.String()

@@ -171,6 +171,13 @@ func fmtPtr(x *float64) string {
 	return fmt.Sprint(*x)
 }
 
+func fmtCount(n *int) string {
+	if n == nil {
+		return "null"
+	}
+	return fmt.Sprint(*n)
+}
+
 func TestMatchCLIRandomSymmetry(t *testing.T) {
 	m := matchJSONOut(t, "-a", "random", "-b", "random", "-games", "80", "-seed", "3")
 	// Same agent both sides: the score is near one half (a fixed seed, so
@@ -180,6 +187,23 @@ func TestMatchCLIRandomSymmetry(t *testing.T) {
 	}
 	if m.Seed != 3 || m.A != "random (A)" || m.B != "random (B)" || m.Rule != "freestyle" {
 		t.Errorf("metadata %+v", m)
+	}
+	// Each side's longest move is located in a game of the match, past
+	// the opening's first stone.
+	for _, at := range [][2]int{{m.AMaxGame, m.AMaxMove}, {m.BMaxGame, m.BMaxMove}} {
+		if at[0] < 1 || at[0] > m.Games || at[1] < 2 {
+			t.Errorf("longest move at game %d, move %d; want a game in 1..%d and a move after the first stone", at[0], at[1], m.Games)
+		}
+	}
+	// A minute a move: random moves take microseconds, none is late.
+	m = matchJSONOut(t, "-a", "random", "-b", "random", "-games", "4", "-seed", "3", "-turn-ms", "60000")
+	if m.ALate == nil || m.BLate == nil || *m.ALate != 0 || *m.BLate != 0 {
+		t.Errorf("moves past 95%% of a minute: %s, %s; want 0 and 0", fmtCount(m.ALate), fmtCount(m.BLate))
+	}
+	// A match clock alone: no turn limit, so no count (null).
+	m = matchJSONOut(t, "-a", "random", "-b", "random", "-games", "4", "-seed", "3", "-turn-ms", "0", "-match-ms", "600000")
+	if m.ALate != nil || m.BLate != nil {
+		t.Errorf("moves past 95%% of no turn limit: %s, %s; want null", fmtCount(m.ALate), fmtCount(m.BLate))
 	}
 }
 
@@ -199,7 +223,7 @@ func TestMatchCLIEngineSameAsInProcess(t *testing.T) {
 func TestMatchCLISaveAndSummary(t *testing.T) {
 	save := filepath.Join(t.TempDir(), "games.sgf")
 	out := runCLI(t, "match", "-a", "patterns", "-b", "random", "-games", "4", "-save", save)
-	for _, want := range []string{"A = patterns, B = random: 4 games", "all games", "A black", "Elo A-B: +inf", "longest", "move time of A: mean"} {
+	for _, want := range []string{"A = patterns, B = random: 4 games", "all games", "A black", "Elo A-B: +inf", "longest", "move time of A: mean", ", move ", " past 95% of the turn"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
