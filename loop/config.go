@@ -7,6 +7,7 @@ import (
 	"ocvist/arena"
 	"ocvist/forest"
 	"ocvist/gomoku"
+	"ocvist/mlp"
 	"ocvist/policy"
 	"ocvist/search"
 	"ocvist/selfplay"
@@ -34,7 +35,9 @@ type Config struct {
 	Holdout   float64 `json:"holdout"`   // fraction of games held out for the metrics
 
 	Policy forest.Config `json:"policy"`
-	Value  forest.Config `json:"value"`
+	Value  forest.Config `json:"value"` // the value forest (sets 1 and 2)
+	// Net is the value network (value feature set 3) and its fit.
+	Net mlp.Config `json:"net"`
 	// ValueSet is the value model's position features (policy's value
 	// feature sets); ValueTarget the weight λ of the teacher's score in
 	// its target, the rest the game's outcome (0: the outcome alone; see
@@ -116,7 +119,7 @@ func DefaultConfig() Config {
 		Rule: gomoku.Freestyle, Radius: 2,
 		Games: 12000, Block: 16, Nodes: 3000, Explore: 6, Margin: 30, Openings: 400,
 		Window: 2, Negatives: 4, Holdout: 0.1,
-		Policy: pf, Value: vf, ValueSet: policy.ValueFeatureSet, ValueTarget: 0.5, ValueScale: search.DefaultConfig().ValueScale,
+		Policy: pf, Value: vf, Net: mlp.DefaultConfig(), ValueSet: policy.ValueFeatureSet, ValueTarget: 0.5, ValueScale: search.DefaultConfig().ValueScale,
 		GateNodes:   3000,
 		Gate:        Gate{MaxGames: 600, MinPairs: 30, Elo0: 0, Elo1: 40},
 		AnchorGames: 200,
@@ -140,8 +143,10 @@ func (c Config) Validate() error {
 	case c.Gate.MaxGames < 2 || c.AnchorGames < 2 || c.Gate.MaxGames%2 != 0 || c.AnchorGames%2 != 0:
 		return fmt.Errorf("loop: gate and anchor games %d, %d: want even numbers, at least 2 (games are played in pairs, colours swapped)",
 			c.Gate.MaxGames, c.AnchorGames)
-	case policy.NumValueColumns(c.ValueSet) == 0:
-		return fmt.Errorf("loop: value feature set %d: want %d or %d", c.ValueSet, policy.ValueFeatureSet1, policy.ValueFeatureSet2)
+	case c.ValueSet == policy.ValueFeatureSet3 && c.Net.Validate() != nil:
+		return fmt.Errorf("loop: %w", c.Net.Validate())
+	case c.ValueSet != policy.ValueFeatureSet3 && policy.NumValueColumns(c.ValueSet) == 0:
+		return fmt.Errorf("loop: value feature set %d: want %d, %d or %d", c.ValueSet, policy.ValueFeatureSet1, policy.ValueFeatureSet2, policy.ValueFeatureSet3)
 	case !(c.ValueTarget >= 0 && c.ValueTarget <= 1):
 		return fmt.Errorf("loop: value target %v out of range [0, 1]", c.ValueTarget)
 	case c.GateNodes < 100:

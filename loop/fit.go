@@ -22,8 +22,8 @@ func (l *Loop) fit(ctx context.Context, g int, rec *Record) (models, error) {
 		return models{}, err
 	}
 	rec.Samples, rec.Skipped = s.samples, s.skipped
-	rec.PolicyRows, rec.ValueRows = len(s.policyY), len(s.valueY)
-	if rec.Samples == 0 || len(s.valueY) == 0 {
+	rec.PolicyRows, rec.ValueRows = len(s.policyY), len(s.valueWon)
+	if rec.Samples == 0 || len(s.valueWon) == 0 {
 		return models{}, errors.New("loop: the games gave no samples")
 	}
 	pcfg := l.cfg.Policy
@@ -38,7 +38,7 @@ func (l *Loop) fit(ctx context.Context, g int, rec *Record) (models, error) {
 		return models{}, err
 	}
 	s = nil // the training rows: the memory the held-out pass may take
-	t, err := build(ctx, l.db, l.cfg, from, g, &measure{policy: pm.Forest, value: vm.Forest})
+	t, err := build(ctx, l.db, l.cfg, from, g, &measure{policy: pm.Forest, value: policy.NewValuer(vm)})
 	if err != nil {
 		return models{}, err
 	}
@@ -60,13 +60,25 @@ func (l *Loop) fit(ctx context.Context, g int, rec *Record) (models, error) {
 
 // fitValue fits generation g's value model on the training rows of s
 // (their weights from the teacher's scores when cfg.ValueTarget > 0,
-// recording the fitted score scale in rec).
+// recording the fitted score scale in rec): a forest, or for value
+// feature set 3 a network, whose rows take the blended target itself.
 func fitValue(ctx context.Context, s *sets, cfg Config, g int, rec *Record) (*policy.ValueModel, error) {
-	vcfg := cfg.Value
-	vcfg.Seed = int64(splitmix.Derive(cfg.Seed, 0xf18, uint64(g)) >> 1)
-	var weights []float64
+	seed := int64(splitmix.Derive(cfg.Seed, 0xf18, uint64(g)) >> 1)
 	if cfg.ValueTarget > 0 {
 		rec.ScoreScale = fitScoreScale(s.valueScore, s.valueWon)
+	}
+	if cfg.ValueSet == policy.ValueFeatureSet3 {
+		for i, t := range valueTargets(s, cfg.ValueTarget, rec.ScoreScale) {
+			s.valueNet.SetWeight(i, t, 1)
+		}
+		ncfg := cfg.Net
+		ncfg.Seed = seed
+		return policy.FitValueNet(ctx, s.valueNet, cfg.Rule, ncfg)
+	}
+	vcfg := cfg.Value
+	vcfg.Seed = seed
+	var weights []float64
+	if cfg.ValueTarget > 0 {
 		weights = valueWeights(s, cfg.ValueTarget, rec.ScoreScale)
 	}
 	return policy.FitValue(ctx, cfg.ValueSet, s.valueX, s.valueY, weights, cfg.Rule, vcfg)
@@ -93,15 +105,15 @@ func FitValue(ctx context.Context, db store.Store, cfg Config, from, to int, res
 	if err != nil {
 		return nil, rec, err
 	}
-	rec.ValueRows = len(s.valueY)
-	if len(s.valueY) == 0 {
+	rec.ValueRows = len(s.valueWon)
+	if len(s.valueWon) == 0 {
 		return nil, rec, errors.New("loop: the games gave no value rows")
 	}
 	vm, err := fitValue(ctx, s, cfg, to, &rec)
 	if err != nil {
 		return nil, rec, err
 	}
-	t, err := buildValue(ctx, db, cfg, from, to, &measure{value: vm.Forest})
+	t, err := buildValue(ctx, db, cfg, from, to, &measure{value: policy.NewValuer(vm)})
 	if err != nil {
 		return nil, rec, err
 	}

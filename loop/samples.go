@@ -7,6 +7,7 @@ import (
 	"ocvist/forest"
 	"ocvist/gomoku"
 	"ocvist/internal/splitmix"
+	"ocvist/mlp"
 	"ocvist/patterns"
 	"ocvist/policy"
 	"ocvist/store"
@@ -28,6 +29,9 @@ type sets struct {
 	valueW     []float64
 	valueWon   []bool
 	valueScore []int16
+	// valueNet are the training positions' rows for a value network
+	// (value feature set 3): one a position, its target set by fit.
+	valueNet *mlp.Rows
 	// Held-out predictions: the policy's score of every candidate of each
 	// held-out position, whether the teacher chose it and the position's
 	// number (groups); the value model's of each held-out position.
@@ -40,7 +44,8 @@ type sets struct {
 
 // measure are the models a pass over the held-out games scores.
 type measure struct {
-	policy, value *forest.Model
+	policy *forest.Model
+	value  *policy.Valuer
 }
 
 // heldOutGame reports whether game (gen, index) is held out: a seeded hash
@@ -58,6 +63,7 @@ type builder struct {
 	res  patterns.Result
 	row  [policy.NumHistoryFeatures]float64
 	vrow [policy.NumValueFeatures2]float64
+	nrow policy.NetRow
 	perm []int
 	s    sets
 	// valueOnly builds the value rows alone.
@@ -206,19 +212,27 @@ const noScore = -1 << 15
 // valueRow adds the position's value row: did the mover win, and the
 // teacher's score of it.
 func (b *builder) valueRow(won bool, score int16, test bool) {
-	row := b.vrow[:policy.NumValueColumns(b.cfg.ValueSet)]
-	policy.ValueFeaturesOf(b.cfg.ValueSet, row, b.pos)
 	if test {
-		b.s.valueScores = append(b.s.valueScores, b.m.value.PredictClass1(row))
+		b.s.valueScores = append(b.s.valueScores, b.m.value.Value(b.pos))
 		b.s.valueLabels = append(b.s.valueLabels, won)
 		b.s.teacherScores = append(b.s.teacherScores, float64(score))
 		return
 	}
+	b.s.valueWon, b.s.valueScore = append(b.s.valueWon, won), append(b.s.valueScore, score)
+	if b.cfg.ValueSet == policy.ValueFeatureSet3 {
+		if b.s.valueNet == nil {
+			b.s.valueNet = policy.NewValueNetRows()
+		}
+		b.nrow.Fill(b.pos)
+		b.s.valueNet.Add(b.nrow.Cols, b.nrow.Counts, b.nrow.Dense[:], b2f(won), 1)
+		return
+	}
+	row := b.vrow[:policy.NumValueColumns(b.cfg.ValueSet)]
+	policy.ValueFeaturesOf(b.cfg.ValueSet, row, b.pos)
 	b.s.valueX, b.s.valueY = append(b.s.valueX, row...), append(b.s.valueY, b2i(won))
 	if b.cfg.ValueTarget > 0 {
 		b.s.valueX, b.s.valueY = append(b.s.valueX, row...), append(b.s.valueY, 1-b2i(won))
 	}
-	b.s.valueWon, b.s.valueScore = append(b.s.valueWon, won), append(b.s.valueScore, score)
 }
 
 func (b *builder) features(q gomoku.Point) []float64 {

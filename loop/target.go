@@ -94,20 +94,28 @@ func softplus(x float64) float64 {
 	return math.Log1p(math.Exp(x))
 }
 
-// valueWeights are the weights of the value rows of s (two a position,
-// "won" first as built, see builder.valueRow) for target weight lambda and
-// score scale; a position without a score (or scale 0) has the outcome
-// alone as its target.
-func valueWeights(s *sets, lambda, scale float64) []float64 {
-	w := make([]float64, 0, len(s.valueY))
+// valueTargets are the targets of the value positions of s for target
+// weight lambda and score scale; a position without a score (or scale 0)
+// has the outcome alone as its target.
+func valueTargets(s *sets, lambda, scale float64) []float64 {
+	t := make([]float64, len(s.valueWon))
 	for i, won := range s.valueWon {
-		o := b2f(won)
-		t := o
+		t[i] = b2f(won)
 		if sc := s.valueScore[i]; sc != noScore && scale > 0 {
-			t = lambda*ScoreWin(int(sc), scale) + (1-lambda)*o
+			t[i] = lambda*ScoreWin(int(sc), scale) + (1-lambda)*t[i]
 		}
+	}
+	return t
+}
+
+// valueWeights are the weights of a forest's value rows of s (two a
+// position, "won" first as built, see builder.valueRow): the position's
+// target and its complement.
+func valueWeights(s *sets, lambda, scale float64) []float64 {
+	w := make([]float64, 0, 2*len(s.valueWon))
+	for i, t := range valueTargets(s, lambda, scale) {
 		// The rows are the outcome's label, then the other.
-		if won {
+		if s.valueWon[i] {
 			w = append(w, t, 1-t)
 		} else {
 			w = append(w, 1-t, t)

@@ -1,16 +1,20 @@
 package policy
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
 	"ocvist/forest"
 	"ocvist/gomoku"
+	"ocvist/mlp"
 	"ocvist/patterns"
 )
 
@@ -123,12 +127,13 @@ func ValueFeaturesOf(set int, dst []float64, pos *patterns.Position) {
 	d[8] = float64(want(me).Intersect(want(opp)).Len())
 }
 
-// ValueModel is a forest estimating the chance that the side to move
-// wins a position (class 1: the mover won), fitted for one rule on one
-// value feature set. It is read-only; use Value through a Valuer, one per
-// goroutine.
+// ValueModel estimates the chance that the side to move wins a position,
+// fitted for one rule on one value feature set: a forest (sets 1 and 2;
+// class 1: the mover won) or a network (set 3, ValueFeatureSet3). It is
+// read-only; use Value through a Valuer, one per goroutine.
 type ValueModel struct {
-	Forest *forest.Model
+	Forest *forest.Model // sets 1 and 2
+	Net    *mlp.Model    // set 3
 	Rule   gomoku.Rule
 	Set    int // the value feature set; 0 means ValueFeatureSet1
 }
@@ -186,10 +191,18 @@ func ValueFromForest(f *forest.Model) (*ValueModel, error) {
 	return &ValueModel{Forest: f, Rule: rule, Set: set}, nil
 }
 
-// LoadValue reads a value model (a forest file) from r, as the shipped
-// one is embedded.
+// LoadValue reads a value model, a forest or a network file (told apart
+// by their first bytes), from r, as the shipped one is embedded.
 func LoadValue(r io.Reader) (*ValueModel, error) {
-	f, err := forest.Load(r)
+	br := bufio.NewReader(r)
+	if head, _ := br.Peek(len(mlp.Magic)); string(head) == mlp.Magic {
+		n, err := mlp.Load(br)
+		if err != nil {
+			return nil, err
+		}
+		return ValueFromNet(n)
+	}
+	f, err := forest.Load(br)
 	if err != nil {
 		return nil, err
 	}
@@ -198,36 +211,63 @@ func LoadValue(r io.Reader) (*ValueModel, error) {
 
 // LoadValueFile reads a value model from the file path.
 func LoadValueFile(path string) (*ValueModel, error) {
-	f, err := forest.LoadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("policy: %w", err)
 	}
-	v, err := ValueFromForest(f)
+	defer f.Close()
+	v, err := LoadValue(f)
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", path, err)
 	}
 	return v, nil
 }
 
-// SaveFile writes the value model to path atomically.
-func (v *ValueModel) SaveFile(path string) (int64, error) {
-	return (&Model{Forest: v.Forest}).SaveFile(path)
+// Save writes the value model's file: the forest's or the network's.
+func (v *ValueModel) Save(w io.Writer) error {
+	if v.Net != nil {
+		return v.Net.Save(w)
+	}
+	return v.Forest.Save(w)
 }
 
-// Valuer evaluates positions with a ValueModel; it holds a scratch row, so
+// SaveFile writes the value model to path atomically (as Model.SaveFile)
+// and returns the file's size.
+func (v *ValueModel) SaveFile(path string) (int64, error) {
+	var buf bytes.Buffer
+	if err := v.Save(&buf); err != nil {
+		return 0, err
+	}
+	if err := WriteFileAtomic(path, buf.Bytes()); err != nil {
+		return 0, fmt.Errorf("save model %s: %w", path, err)
+	}
+	return int64(buf.Len()), nil
+}
+
+// Valuer evaluates positions with a ValueModel; it holds scratch rows, so
 // use one per goroutine. It satisfies search.Value.
 type Valuer struct {
 	m   *ValueModel
 	set int
 	row [NumValueFeatures2]float64
+	net *netValue // a network's
 }
 
 // NewValuer returns a Valuer over m.
-func NewValuer(m *ValueModel) *Valuer { return &Valuer{m: m, set: m.FeatureSet()} }
+func NewValuer(m *ValueModel) *Valuer {
+	v := &Valuer{m: m, set: m.FeatureSet()}
+	if m.Net != nil {
+		v.net = &netValue{acc: m.Net.NewAcc()}
+	}
+	return v
+}
 
-// Value is the estimated chance that the side to move wins pos. Hot: the search calls it at every
-// leaf; guarded by BenchmarkValue.
+// Value is the estimated chance that the side to move wins pos. Hot: the
+// search calls it at every leaf; guarded by BenchmarkValue.
 func (v *Valuer) Value(pos *patterns.Position) float64 {
+	if v.net != nil {
+		return v.net.value(pos)
+	}
 	row := v.row[:NumValueColumns(v.set)]
 	ValueFeaturesOf(v.set, row, pos)
 	return v.m.Forest.PredictClass1(row)

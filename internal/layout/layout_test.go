@@ -270,6 +270,7 @@ func importNames(f *ast.File) map[string]string {
 // scaffold.
 var goroutines = map[string]string{
 	"forest/fit.go":            "Fit's bounded pool of workers, waited for before Fit returns",
+	"mlp/fit.go":               "a minibatch step's gradient shards (Config.Shards), waited for before the step",
 	"loop/rescore.go":          "Rescore's workers (Rescore.Workers), waited for before FitValue returns",
 	"arena/match.go":           "MatchFactories' workers (Config.Concurrency), waited for before it returns",
 	"coordinator/job.go":       "a job's merger, a PostgreSQL prune beside it and one reader per worker process, done before Run or PlayTeacher returns",

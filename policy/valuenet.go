@@ -1,0 +1,229 @@
+package policy
+
+import (
+	"context"
+	"fmt"
+
+	"ocvist/gomoku"
+	"ocvist/mlp"
+	"ocvist/patterns"
+)
+
+// ValueFeatureSet3 is the value network's inputs (package mlp), seen from
+// the side to move:
+//
+//   - sparse, the cells: for every empty cell where a stone of the mover
+//     would make a shape in some direction, the cell's kind for the mover,
+//     which is the multiset of the four shapes (NumCellKinds kinds; the
+//     order of the directions does not matter), counted over the board;
+//     likewise the opponent's kinds, in the next NumCellKinds columns.
+//     A kind is what the cell's lines make together: a four and a three
+//     (a winning double), a three and two twos (where a squeeze begins),
+//     two twos crossing;
+//   - sparse, the threats: one of NumThreatMasks columns, the mask of
+//     which threats each side has (ThreatMask);
+//   - dense: value feature set 2's columns.
+//
+// The network sums a learned vector per kind and threat mask, so a
+// position costs a scan of the board and one vector a distinct kind
+// (ValueNetColumns).
+const ValueFeatureSet3 = 3
+
+// NumCellKinds is the number of cell kinds: multisets of four shapes of
+// patterns.NumShapes, C(13, 4).
+const NumCellKinds = 715
+
+// threatBits is the number of bits of ThreatMask; NumThreatMasks = 2^that.
+const (
+	threatBits     = 12
+	NumThreatMasks = 1 << threatBits
+)
+
+// Value feature set 3's sparse columns: the mover's cell kinds, the
+// opponent's, the threat masks.
+const (
+	colOppKinds    = NumCellKinds
+	colThreatMasks = 2 * NumCellKinds
+	// NumValueNetSparse is the number of sparse columns of set 3.
+	NumValueNetSparse = colThreatMasks + NumThreatMasks
+)
+
+// cellKind maps a cell's four shapes for a side, written as base-10
+// digits (direction d's shape the digit d), to its kind, the index of the
+// multiset of its digits: kind 0 is four Nones.
+var cellKind [numCombos]uint16
+
+// numCombos is the number of four-digit combinations; a shape is one
+// digit.
+const numCombos = 10000
+
+const _ = uint(10 - patterns.NumShapes) // a shape is one decimal digit
+
+func init() {
+	var kind [10][10][10][10]uint16
+	n := uint16(0)
+	for a := range 10 {
+		for b := a; b < 10; b++ {
+			for c := b; c < 10; c++ {
+				for d := c; d < 10; d++ {
+					kind[a][b][c][d] = n
+					n++
+				}
+			}
+		}
+	}
+	for combo := range numCombos {
+		s := [4]int{combo % 10, combo / 10 % 10, combo / 100 % 10, combo / 1000}
+		for i := 1; i < 4; i++ { // sort the digits
+			for j := i; j > 0 && s[j] < s[j-1]; j-- {
+				s[j], s[j-1] = s[j-1], s[j]
+			}
+		}
+		cellKind[combo] = kind[s[0]][s[1]][s[2]][s[3]]
+	}
+}
+
+// CellKind is the kind of empty cell q for side (0: side makes no shape
+// there, or q holds a stone).
+func CellKind(pos *patterns.Position, q gomoku.Point, side gomoku.Player) int {
+	c := pos.Codes(q)
+	i := side - 1
+	return int(cellKind[int(c[0][i])+10*int(c[1][i])+100*int(c[2][i])+1000*int(c[3][i])])
+}
+
+// ThreatMask is the bits of the threats each side has, for the mover me:
+// bit 0 the opponent has a five-point (the mover must block), 1 the mover
+// has one, 2 and 3 the mover and the opponent have a cell that makes two
+// five-points (patterns.MakesWin), 4 and 5 a four-three point, 6 and 7 a
+// double-threat point (patterns.MakesDouble), 8 and 9 a four point, 10
+// and 11 a three point.
+func ThreatMask(pos *patterns.Position, me gomoku.Player) int {
+	opp := me.Other()
+	m := 0
+	for i, has := range [threatBits]bool{
+		pos.Count(patterns.MakesFive, opp) > 0,
+		pos.Count(patterns.MakesFive, me) > 0,
+		pos.Count(patterns.MakesWin, me) > 0,
+		pos.Count(patterns.MakesWin, opp) > 0,
+		!pos.Set(patterns.MakesDouble, me).Intersect(pos.Set(patterns.MakesFour, me)).Empty(),
+		!pos.Set(patterns.MakesDouble, opp).Intersect(pos.Set(patterns.MakesFour, opp)).Empty(),
+		pos.Count(patterns.MakesDouble, me) > 0,
+		pos.Count(patterns.MakesDouble, opp) > 0,
+		pos.Count(patterns.MakesFour, me) > 0,
+		pos.Count(patterns.MakesFour, opp) > 0,
+		pos.Count(patterns.MakesThree, me) > 0,
+		pos.Count(patterns.MakesThree, opp) > 0,
+	} {
+		if has {
+			m |= 1 << i
+		}
+	}
+	return m
+}
+
+// NetRow is one position's value feature set 3: its sparse columns with
+// their counts and its dense inputs. Fill reuses its slices; a NetRow is
+// one goroutine's.
+type NetRow struct {
+	Cols   []uint32
+	Counts []float32
+	Dense  [NumValueFeatures2]float32
+	count  [colThreatMasks]uint16 // per kind column, while Fill scans
+	f2     [NumValueFeatures2]float64
+}
+
+// Fill sets the row to pos's features for the side to move.
+func (r *NetRow) Fill(pos *patterns.Position) {
+	me := pos.Board().ToMove()
+	r.Cols, r.Counts = r.Cols[:0], r.Counts[:0]
+	r.scan(pos, me)
+	for _, c := range r.Cols {
+		r.Counts = append(r.Counts, float32(r.count[c]))
+		r.count[c] = 0
+	}
+	r.Cols = append(r.Cols, uint32(colThreatMasks+ThreatMask(pos, me)))
+	r.Counts = append(r.Counts, 1)
+	ValueFeaturesOf(ValueFeatureSet2, r.f2[:], pos)
+	for j, x := range r.f2 {
+		r.Dense[j] = float32(x)
+	}
+}
+
+// scan counts the cell kinds of the mover me and the opponent into
+// r.count, listing each kind column once in r.Cols (in the order first
+// met). Hot: every evaluation of the value network.
+func (r *NetRow) scan(pos *patterns.Position, me gomoku.Player) {
+	i, o := me-1, 2-me
+	for q := range gomoku.Point(gomoku.NumCells) {
+		c := pos.Codes(q)
+		if c == ([4][2]patterns.Shape{}) {
+			continue // a stone, or a cell where neither side makes a shape
+		}
+		if k := cellKind[int(c[0][i])+10*int(c[1][i])+100*int(c[2][i])+1000*int(c[3][i])]; k != 0 {
+			if r.count[k] == 0 {
+				r.Cols = append(r.Cols, uint32(k))
+			}
+			r.count[k]++
+		}
+		if k := colOppKinds + cellKind[int(c[0][o])+10*int(c[1][o])+100*int(c[2][o])+1000*int(c[3][o])]; k != colOppKinds {
+			if r.count[k] == 0 {
+				r.Cols = append(r.Cols, uint32(k))
+			}
+			r.count[k]++
+		}
+	}
+}
+
+// FitValueNet fits a value network of value feature set 3 on rows (each
+// Fill's columns; targets the mover's chance to win) for rule.
+func FitValueNet(ctx context.Context, rows *mlp.Rows, rule gomoku.Rule, cfg mlp.Config) (*ValueModel, error) {
+	cfg.Meta = map[string]string{metaValueSet: fmt.Sprint(ValueFeatureSet3), metaRule: rule.String()}
+	n, err := mlp.Fit(ctx, rows, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &ValueModel{Net: n, Rule: rule, Set: ValueFeatureSet3}, nil
+}
+
+// NewValueNetRows returns empty training rows of value feature set 3.
+func NewValueNetRows() *mlp.Rows { return mlp.NewRows(NumValueNetSparse, NumValueFeatures2) }
+
+// ValueFromNet makes a network a value model, refusing (ErrModel) one of
+// other inputs.
+func ValueFromNet(n *mlp.Model) (*ValueModel, error) {
+	meta := n.Meta()
+	rule, err := gomoku.ParseRule(meta[metaRule])
+	switch {
+	case err != nil || meta[metaValueSet] != fmt.Sprint(ValueFeatureSet3):
+		return nil, fmt.Errorf("%w: not a value network of feature set %d (metadata %v)", ErrModel, ValueFeatureSet3, meta)
+	case n.Sparse() != NumValueNetSparse || n.Dense() != NumValueFeatures2:
+		return nil, fmt.Errorf("%w: a value network of %d sparse and %d dense inputs, not %d and %d",
+			ErrModel, n.Sparse(), n.Dense(), NumValueNetSparse, NumValueFeatures2)
+	}
+	return &ValueModel{Net: n, Rule: rule, Set: ValueFeatureSet3}, nil
+}
+
+// netValue is a Valuer's evaluation of a value network: the row's kinds
+// added to the network's accumulator as the scan counts them.
+type netValue struct {
+	acc *mlp.Acc
+	row NetRow
+}
+
+func (v *netValue) value(pos *patterns.Position) float64 {
+	r := &v.row
+	me := pos.Board().ToMove()
+	r.Cols = r.Cols[:0]
+	r.scan(pos, me)
+	ValueFeaturesOf(ValueFeatureSet2, r.f2[:], pos)
+	for j, x := range r.f2 {
+		r.Dense[j] = float32(x)
+	}
+	v.acc.Start(r.Dense[:])
+	for _, c := range r.Cols {
+		v.acc.Add(int(c), float32(r.count[c]))
+		r.count[c] = 0
+	}
+	v.acc.Add(colThreatMasks+ThreatMask(pos, me), 1)
+	return v.acc.Prob()
+}
