@@ -55,7 +55,8 @@ func randomValue(tb testing.TB, set int, cfg forest.Config) *ValueModel {
 // middle-game positions, as the search calls it at every leaf:
 // "shipped" is data/value.ocf (set 2, 8 trees of depth 14); "set2" a
 // forest of the loop's value shape on set 2 (8 trees of depth 14), and
-// "set2-16x10" of the shape before it.
+// "set2-16x10" of the shape before it; "net32" and "net64" value networks
+// (set 3) of 32 and 64 hidden units.
 func BenchmarkValue(b *testing.B) {
 	shape := func(trees, depth int) forest.Config {
 		vf := forest.DefaultConfig()
@@ -69,6 +70,8 @@ func BenchmarkValue(b *testing.B) {
 		{"shipped", func() *ValueModel { return shippedValue(b) }},
 		{"set2", func() *ValueModel { return randomValue(b, ValueFeatureSet2, shape(8, 14)) }},
 		{"set2-16x10", func() *ValueModel { return randomValue(b, ValueFeatureSet2, shape(16, 10)) }},
+		{"net32", func() *ValueModel { return randomNet(b, 32) }},
+		{"net64", func() *ValueModel { return randomNet(b, 64) }},
 	} {
 		b.Run(c.name, func(b *testing.B) { benchValue(b, NewValuer(c.vm())) })
 	}
