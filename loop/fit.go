@@ -22,8 +22,8 @@ func (l *Loop) fit(ctx context.Context, g int, rec *Record) (models, error) {
 		return models{}, err
 	}
 	rec.Samples, rec.Skipped = s.samples, s.skipped
-	rec.PolicyRows, rec.ValueRows = len(s.policyY), len(s.valueWon)
-	if rec.Samples == 0 || len(s.valueWon) == 0 {
+	rec.PolicyRows, rec.ValueRows = len(s.policyY), s.valueRows()
+	if rec.Samples == 0 || rec.ValueRows == 0 {
 		return models{}, errors.New("loop: the games gave no samples")
 	}
 	pcfg := l.cfg.Policy
@@ -105,8 +105,8 @@ func FitValue(ctx context.Context, db store.Store, cfg Config, from, to int, res
 	if err != nil {
 		return nil, rec, err
 	}
-	rec.ValueRows = len(s.valueWon)
-	if len(s.valueWon) == 0 {
+	rec.ValueRows = s.valueRows()
+	if rec.ValueRows == 0 {
 		return nil, rec, errors.New("loop: the games gave no value rows")
 	}
 	vm, err := fitValue(ctx, s, cfg, to, &rec)

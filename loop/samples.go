@@ -42,6 +42,15 @@ type sets struct {
 	samples, heldOut, skipped int
 }
 
+// valueRows is the number of value rows: a forest's (two a position with
+// a score target), or a network's (one a position).
+func (s *sets) valueRows() int {
+	if s.valueNet != nil {
+		return s.valueNet.Len()
+	}
+	return len(s.valueY)
+}
+
 // measure are the models a pass over the held-out games scores.
 type measure struct {
 	policy *forest.Model
