@@ -13,6 +13,7 @@ import (
 	"testing/iotest"
 
 	"ocvist/data"
+	"ocvist/internal/binfile"
 )
 
 func smallModel(t testing.TB) ([]byte, *Model) {
@@ -120,9 +121,9 @@ func FuzzLoad(f *testing.F) {
 		loadAndPredict(b)
 		// Also with the length and checksum repaired, so that the fuzzer
 		// reaches the decoder and the consistency checks.
-		if len(b) >= headerSize+4 {
+		if len(b) >= binfile.HeaderSize+4 {
 			b = slices.Clone(b)
-			binary.LittleEndian.PutUint64(b[len(magic)+4:], uint64(len(b)-headerSize-4))
+			binary.LittleEndian.PutUint64(b[len(magic)+4:], uint64(len(b)-binfile.HeaderSize-4))
 			binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.ChecksumIEEE(b[:len(b)-4]))
 			loadAndPredict(b)
 		}
@@ -170,7 +171,7 @@ func TestMetaRoundTrip(t *testing.T) {
 // set) into the version-1 layout: no meta field.
 func version1(t *testing.T, data []byte, names []string) []byte {
 	t.Helper()
-	at := headerSize + 12
+	at := binfile.HeaderSize + 12
 	for _, n := range names {
 		at += 4 + len(n)
 	}
@@ -179,7 +180,7 @@ func version1(t *testing.T, data []byte, names []string) []byte {
 	}
 	b := slices.Concat(data[:at], data[at+4:len(data)-4])
 	binary.LittleEndian.PutUint32(b[len(magic):], 1)
-	binary.LittleEndian.PutUint64(b[len(magic)+4:], uint64(len(b)-headerSize))
+	binary.LittleEndian.PutUint64(b[len(magic)+4:], uint64(len(b)-binfile.HeaderSize))
 	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 }
 
@@ -229,7 +230,7 @@ func TestLoadErrorMessages(t *testing.T) {
 	}
 	boom := errors.New("boom")
 	flipped := slices.Clone(data)
-	flipped[headerSize+3] ^= 1
+	flipped[binfile.HeaderSize+3] ^= 1
 	tests := []struct {
 		name string
 		r    io.Reader
@@ -237,7 +238,7 @@ func TestLoadErrorMessages(t *testing.T) {
 		want string
 	}{
 		{"empty", bytes.NewReader(nil), ErrCorrupt, "forest: corrupt model file: truncated"},
-		{"short header", bytes.NewReader(data[:headerSize-1]), ErrCorrupt, "forest: corrupt model file: truncated"},
+		{"short header", bytes.NewReader(data[:binfile.HeaderSize-1]), ErrCorrupt, "forest: corrupt model file: truncated"},
 		{"bad magic", bytes.NewReader(slices.Concat([]byte("OCVMLPNT"), data[8:])), ErrCorrupt, "forest: corrupt model file: not a forest model (bad magic)"},
 		{"version 3, header only", bytes.NewReader(header(3, 1<<40)), ErrFormatVersion, "forest: unsupported model format version 3 (this build reads 1 and 2)"},
 		{"version 0, header only", bytes.NewReader(header(0, 10)), ErrFormatVersion, "forest: unsupported model format version 0 (this build reads 1 and 2)"},
@@ -246,7 +247,7 @@ func TestLoadErrorMessages(t *testing.T) {
 		{"payload truncated", bytes.NewReader(data[:len(data)-1]), ErrCorrupt, fmt.Sprintf("forest: corrupt model file: truncated (%d of %d bytes)", len(data)-1, len(data))},
 		{"checksum", bytes.NewReader(flipped), ErrCorrupt, "forest: corrupt model file: checksum mismatch"},
 		{"read error in the header", iotest.ErrReader(boom), boom, "forest: load: boom"},
-		{"read error in the payload", io.MultiReader(bytes.NewReader(data[:headerSize+5]), iotest.ErrReader(boom)), boom, "forest: load: boom"},
+		{"read error in the payload", io.MultiReader(bytes.NewReader(data[:binfile.HeaderSize+5]), iotest.ErrReader(boom)), boom, "forest: load: boom"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
