@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"maps"
 	"slices"
@@ -122,10 +121,7 @@ func FuzzLoad(f *testing.F) {
 		// Also with the length and checksum repaired, so that the fuzzer
 		// reaches the decoder and the consistency checks.
 		if len(b) >= binfile.HeaderSize+4 {
-			b = slices.Clone(b)
-			binary.LittleEndian.PutUint64(b[len(magic)+4:], uint64(len(b)-binfile.HeaderSize-4))
-			binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.ChecksumIEEE(b[:len(b)-4]))
-			loadAndPredict(b)
+			loadAndPredict(binfile.Seal(slices.Clone(b[:len(b)-4])))
 		}
 	})
 }
@@ -180,8 +176,7 @@ func version1(t *testing.T, data []byte, names []string) []byte {
 	}
 	b := slices.Concat(data[:at], data[at+4:len(data)-4])
 	binary.LittleEndian.PutUint32(b[len(magic):], 1)
-	binary.LittleEndian.PutUint64(b[len(magic)+4:], uint64(len(b)-binfile.HeaderSize))
-	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+	return binfile.Seal(b)
 }
 
 // TestLoadVersion1: files written before metadata existed (the shipped
@@ -212,8 +207,7 @@ func TestLoadMetaOutOfOrder(t *testing.T) {
 		t.Fatal("meta not found in the file")
 	}
 	data[i+4], data[i+14] = 'b', 'a'
-	binary.LittleEndian.PutUint32(data[len(data)-4:], crc32.ChecksumIEEE(data[:len(data)-4]))
-	if _, err := Load(bytes.NewReader(data)); !errors.Is(err, ErrCorrupt) {
+	if _, err := Load(bytes.NewReader(binfile.Seal(data[:len(data)-4]))); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("keys out of order: err = %v, want ErrCorrupt", err)
 	}
 }

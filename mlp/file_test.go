@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"maps"
 	"math"
 	"os"
@@ -179,24 +178,33 @@ func TestLoadErrors(t *testing.T) {
 			}
 		}
 	})
+	// Every truncation and flipped byte of the envelope: binfile's
+	// TestOpenErrors; here, that Load gives them as its own errors.
 	t.Run("Truncated", func(t *testing.T) {
-		for n := range len(data) {
-			if _, err := Load(bytes.NewReader(data[:n])); !errors.Is(err, ErrCorrupt) {
-				t.Fatalf("first %d of %d bytes: err = %v, want ErrCorrupt", n, len(data), err)
+		for _, n := range []int{0, 7, binfile.HeaderSize - 1, binfile.HeaderSize, binfile.HeaderSize + 13, len(data) / 2, len(data) - 5, len(data) - 1} {
+			if _, err := Load(bytes.NewReader(data[:n])); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "truncated") {
+				t.Errorf("first %d of %d bytes: err = %v, want ErrCorrupt, truncated", n, len(data), err)
 			}
 		}
 	})
 	t.Run("FlippedByte", func(t *testing.T) {
-		for i := range data {
+		for _, c := range []struct {
+			at   int
+			kind error
+			want string
+		}{
+			{binfile.HeaderSize, ErrCorrupt, "checksum mismatch"}, // sparse columns
+			{len(data) / 2, ErrCorrupt, "checksum mismatch"},      // a weight
+			{len(data) - 5, ErrCorrupt, "checksum mismatch"},      // b2
+			{len(data) - 1, ErrCorrupt, "checksum mismatch"},      // the checksum
+			{8, ErrFormatVersion, "version 17 "},
+			{15, ErrCorrupt, "truncated"},           // the length, 2^28 bytes more
+			{19, ErrCorrupt, "payload length 1152"}, // the length, 2^60 more
+		} {
 			b := slices.Clone(data)
-			b[i] ^= 0x10
-			_, err := Load(bytes.NewReader(b))
-			inPayload := i >= binfile.HeaderSize && i < len(data)-4
-			switch {
-			case inPayload && (!errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "checksum mismatch")):
-				t.Fatalf("payload byte %d flipped: err = %v, want ErrCorrupt, checksum mismatch", i, err)
-			case !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrFormatVersion):
-				t.Fatalf("byte %d flipped: err = %v, want ErrCorrupt or ErrFormatVersion", i, err)
+			b[c.at] ^= 0x10
+			if _, err := Load(bytes.NewReader(b)); !errors.Is(err, c.kind) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("byte %d flipped: err = %v, want %v saying %q", c.at, err, c.kind, c.want)
 			}
 		}
 	})
@@ -288,10 +296,7 @@ func FuzzLoad(f *testing.F) {
 		// Also with the length and checksum repaired, so that the fuzzer
 		// reaches the decoder and the consistency checks.
 		if len(b) >= binfile.HeaderSize+4 {
-			b = slices.Clone(b)
-			binary.LittleEndian.PutUint64(b[binfile.HeaderSize-8:], uint64(len(b)-binfile.HeaderSize-4))
-			binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.ChecksumIEEE(b[:len(b)-4]))
-			Load(bytes.NewReader(b))
+			Load(bytes.NewReader(binfile.Seal(slices.Clone(b[:len(b)-4]))))
 		}
 	})
 }
