@@ -5,23 +5,15 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
-	"maps"
 	"math"
 	"os"
-	"slices"
+
+	"ocvist/internal/binfile"
 )
 
-// The model file, version 2. All integers and floats are little-endian.
-//
-//	magic    [8]byte  "OCVFORST"
-//	version  uint32   formatVersion
-//	length   uint64   number of payload bytes
-//	payload  [length]byte
-//	crc      uint32   CRC-32 (IEEE) of magic, version, length and payload
-//
-// The payload:
+// The model file, version 2, in binfile's envelope (magic "OCVFORST").
+// All integers and floats are little-endian. The payload:
 //
 //	features uint32                 columns a row must have
 //	classes  uint32                 K, 2..256
@@ -45,7 +37,6 @@ import (
 const (
 	formatVersion = 2
 	magic         = "OCVFORST"
-	headerSize    = len(magic) + 4 + 8
 	maxPayload    = 1 << 34
 )
 
@@ -62,32 +53,19 @@ var (
 // file.go. The bytes depend only on the model, so two fits with the same
 // data and Config save identical files.
 func (m *Model) Save(w io.Writer) error {
-	buf := m.appendHeader(make([]byte, 0, headerSize+m.payloadSize()+4))
-	buf = m.appendPayload(buf)
-	binary.LittleEndian.PutUint64(buf[len(magic)+4:], uint64(len(buf)-headerSize))
-	buf = binary.LittleEndian.AppendUint32(buf, crc32.ChecksumIEEE(buf))
-	if _, err := w.Write(buf); err != nil {
+	b := m.appendTrees(m.appendHead(binfile.Begin(magic, formatVersion, m.payloadSize())))
+	if _, err := w.Write(binfile.Seal(b)); err != nil {
 		return fmt.Errorf("forest: save: %w", err)
 	}
 	return nil
 }
 
 func (m *Model) payloadSize() int {
-	n := 68 + 4*len(m.roots) + 16*len(m.nodes) + 4*len(m.leaves) + 4*len(m.names)
-	for k, v := range m.meta {
-		n += 8 + len(k) + len(v)
+	n := 64 + binfile.MetaSize(m.meta) + 4*len(m.roots) + 16*len(m.nodes) + 4*len(m.leaves)
+	for _, s := range m.names {
+		n += 4 + len(s)
 	}
 	return n
-}
-
-func (m *Model) appendHeader(b []byte) []byte {
-	b = append(b, magic...)
-	b = binary.LittleEndian.AppendUint32(b, formatVersion)
-	return binary.LittleEndian.AppendUint64(b, 0) // length, patched by Save
-}
-
-func (m *Model) appendPayload(b []byte) []byte {
-	return m.appendTrees(m.appendHead(b))
 }
 
 // appendHead appends the payload's fields up to the config.
@@ -97,16 +75,9 @@ func (m *Model) appendHead(b []byte) []byte {
 	b = le.AppendUint32(b, uint32(m.nClasses))
 	b = le.AppendUint32(b, uint32(len(m.names)))
 	for _, s := range m.names {
-		b = le.AppendUint32(b, uint32(len(s)))
-		b = append(b, s...)
+		b = binfile.AppendString(b, s)
 	}
-	b = le.AppendUint32(b, uint32(len(m.meta)))
-	for _, k := range slices.Sorted(maps.Keys(m.meta)) {
-		for _, s := range []string{k, m.meta[k]} {
-			b = le.AppendUint32(b, uint32(len(s)))
-			b = append(b, s...)
-		}
-	}
+	b = binfile.AppendMeta(b, m.meta)
 	c := m.cfg
 	for _, v := range []int{c.Trees, c.MaxDepth, c.MinLeaf, c.Bins} {
 		b = le.AppendUint32(b, uint32(v))
@@ -134,10 +105,7 @@ func (m *Model) appendTrees(b []byte) []byte {
 		b = le.AppendUint32(b, uint32(m.fileNode(i).child))
 	}
 	b = le.AppendUint32(b, uint32(len(m.leaves)/m.nClasses))
-	for _, p := range m.leaves {
-		b = le.AppendUint32(b, math.Float32bits(p))
-	}
-	return b
+	return binfile.AppendFloat32s(b, m.leaves)
 }
 
 // Load reads a model written by Save. A file of another format version
@@ -145,60 +113,48 @@ func (m *Model) appendTrees(b []byte) []byte {
 // inconsistent one an error wrapping ErrCorrupt. Load never panics on bad
 // input and does not read past the end of the model.
 func Load(r io.Reader) (*Model, error) {
-	var hdr [headerSize]byte
-	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		return nil, loadErr(err)
-	}
-	if string(hdr[:len(magic)]) != magic {
-		return nil, fmt.Errorf("%w: not a forest model (bad magic)", ErrCorrupt)
-	}
-	le := binary.LittleEndian
-	version := le.Uint32(hdr[len(magic):])
-	if version != 1 && version != formatVersion {
-		return nil, fmt.Errorf("%w %d (this build reads 1 and %d)", ErrFormatVersion, version, formatVersion)
-	}
-	n := le.Uint64(hdr[len(magic)+4:])
-	if n > maxPayload {
-		return nil, fmt.Errorf("%w: payload length %d too large", ErrCorrupt, n)
-	}
-	rest, err := io.ReadAll(io.LimitReader(r, int64(n)+4))
+	h, err := binfile.ReadHeader(r, magic)
 	if err != nil {
 		return nil, loadErr(err)
 	}
-	if uint64(len(rest)) != n+4 {
-		return nil, fmt.Errorf("%w: truncated (%d of %d bytes)", ErrCorrupt, headerSize+len(rest), uint64(headerSize)+n+4)
+	if h.Version != 1 && h.Version != formatVersion {
+		return nil, fmt.Errorf("%w %d (this build reads 1 and %d)", ErrFormatVersion, h.Version, formatVersion)
 	}
-	payload := rest[:n]
-	crc := crc32.Update(crc32.ChecksumIEEE(hdr[:]), crc32.IEEETable, payload)
-	if crc != le.Uint32(rest[n:]) {
-		return nil, fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
+	payload, err := h.ReadPayload(r, maxPayload)
+	if err != nil {
+		return nil, loadErr(err)
 	}
-	m, err := decodePayload(payload, version)
+	m, err := decodePayload(payload, h.Version)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	return m, nil
 }
 
+// loadErr is Load's error for one of binfile's: ErrCorrupt for a file that
+// is not a whole model file, the reader's own error passed on.
 func loadErr(err error) error {
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("%w: truncated", ErrCorrupt)
+	switch {
+	case errors.Is(err, binfile.ErrMagic):
+		return fmt.Errorf("%w: not a forest model (bad magic)", ErrCorrupt)
+	case errors.Is(err, binfile.ErrTrunc), errors.Is(err, binfile.ErrChecksum), errors.Is(err, binfile.ErrTooLarge):
+		return fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	return fmt.Errorf("forest: load: %w", err)
 }
 
 func decodePayload(p []byte, version uint32) (*Model, error) {
-	d := decoder{buf: p}
+	d := binfile.NewDecoder(p)
 	m := &Model{}
-	if err := m.decodeHead(&d, version); err != nil {
+	if err := m.decodeHead(d, version); err != nil {
 		return nil, err
 	}
-	m.decodeTrees(&d)
-	if d.err != nil {
-		return nil, d.err
+	m.decodeTrees(d)
+	if d.Err != nil {
+		return nil, d.Err
 	}
-	if len(d.buf) != 0 {
-		return nil, fmt.Errorf("%d trailing bytes", len(d.buf))
+	if d.Left() != 0 {
+		return nil, fmt.Errorf("%d trailing bytes", d.Left())
 	}
 	if err := m.check(); err != nil {
 		return nil, err
@@ -208,70 +164,48 @@ func decodePayload(p []byte, version uint32) (*Model, error) {
 }
 
 // decodeHead reads the payload's fields up to the config.
-func (m *Model) decodeHead(d *decoder, version uint32) error {
-	m.nFeatures, m.nClasses = int(d.u32()), int(d.u32())
-	if nn := d.count(4); nn > 0 {
+func (m *Model) decodeHead(d *binfile.Decoder, version uint32) error {
+	m.nFeatures, m.nClasses = int(d.U32()), int(d.U32())
+	if nn := d.Count(4); nn > 0 {
 		m.names = make([]string, nn)
 		for i := range m.names {
-			m.names[i] = d.string()
+			m.names[i] = d.String()
 		}
 	}
 	if version >= 2 {
-		if err := m.decodeMeta(d); err != nil {
+		var err error
+		if m.meta, err = d.Meta(); err != nil {
 			return err
 		}
 	}
 	c := &m.cfg
-	c.Trees, c.MaxDepth, c.MinLeaf, c.Bins = int(d.u32()), int(d.u32()), int(d.u32()), int(d.u32())
-	c.FeatureFraction = math.Float64frombits(d.u64())
-	c.SampleFraction = math.Float64frombits(d.u64())
-	c.Seed = int64(d.u64())
+	c.Trees, c.MaxDepth, c.MinLeaf, c.Bins = int(d.U32()), int(d.U32()), int(d.U32()), int(d.U32())
+	c.FeatureFraction = math.Float64frombits(d.U64())
+	c.SampleFraction = math.Float64frombits(d.U64())
+	c.Seed = int64(d.U64())
 	return nil
 }
 
 // decodeTrees reads the payload's trees (errors stay in d).
-func (m *Model) decodeTrees(d *decoder) {
-	m.roots = make([]int32, d.count(4))
+func (m *Model) decodeTrees(d *binfile.Decoder) {
+	m.roots = make([]int32, d.Count(4))
 	for i := range m.roots {
-		m.roots[i] = int32(d.u32())
+		m.roots[i] = int32(d.U32())
 	}
-	m.nodes = make([]node, d.count(16))
+	m.nodes = make([]node, d.Count(16))
 	for i := range m.nodes {
-		m.nodes[i].feature = int32(d.u32())
-	}
-	for i := range m.nodes {
-		m.nodes[i].thr = math.Float64frombits(d.u64())
+		m.nodes[i].feature = int32(d.U32())
 	}
 	for i := range m.nodes {
-		m.nodes[i].child = int32(d.u32())
+		m.nodes[i].thr = math.Float64frombits(d.U64())
 	}
-	nLeaves := d.u32()
+	for i := range m.nodes {
+		m.nodes[i].child = int32(d.U32())
+	}
+	nLeaves := d.U32()
 	if m.nClasses >= 2 && m.nClasses <= maxClasses {
-		m.leaves = make([]float32, d.limit(uint64(nLeaves)*uint64(m.nClasses), 4))
-		for i := range m.leaves {
-			m.leaves[i] = math.Float32frombits(d.u32())
-		}
+		m.leaves = d.Float32s(uint64(nLeaves) * uint64(m.nClasses))
 	}
-}
-
-// decodeMeta reads the meta field, which must be in the form Save writes.
-func (m *Model) decodeMeta(d *decoder) error {
-	n := d.count(8)
-	prev := ""
-	for i := range n {
-		k, v := d.string(), d.string()
-		if d.err != nil {
-			return d.err
-		}
-		if k == "" || (i > 0 && k <= prev) {
-			return fmt.Errorf("meta key %q empty or out of order", k)
-		}
-		if m.meta == nil {
-			m.meta = make(map[string]string, n)
-		}
-		m.meta[k], prev = v, k
-	}
-	return nil
 }
 
 // check verifies what Predict relies on, so a loaded model cannot index out
@@ -328,60 +262,6 @@ func (m *Model) checkNode(i, end int32, nLeaves int) error {
 		return fmt.Errorf("NaN threshold")
 	}
 	return nil
-}
-
-// decoder reads little-endian values from buf, recording the first
-// shortage in err (after which every read yields zero).
-type decoder struct {
-	buf []byte
-	err error
-}
-
-func (d *decoder) bytes(n int) []byte {
-	if d.err != nil || n > len(d.buf) {
-		if d.err == nil {
-			d.err = errors.New("payload too short")
-		}
-		return nil
-	}
-	b := d.buf[:n]
-	d.buf = d.buf[n:]
-	return b
-}
-
-// string reads a uint32 length and that many bytes.
-func (d *decoder) string() string { return string(d.bytes(d.count(1))) }
-
-func (d *decoder) u32() uint32 {
-	if b := d.bytes(4); b != nil {
-		return binary.LittleEndian.Uint32(b)
-	}
-	return 0
-}
-
-func (d *decoder) u64() uint64 {
-	if b := d.bytes(8); b != nil {
-		return binary.LittleEndian.Uint64(b)
-	}
-	return 0
-}
-
-// count reads a uint32 element count and checks that that many elements of
-// size bytes each can still follow, so a corrupt count cannot cause a huge
-// allocation.
-func (d *decoder) count(size int) int {
-	return d.limit(uint64(d.u32()), size)
-}
-
-func (d *decoder) limit(n uint64, size int) int {
-	if d.err != nil {
-		return 0
-	}
-	if n*uint64(size) > uint64(len(d.buf)) {
-		d.err = fmt.Errorf("count %d exceeds the %d bytes left", n, len(d.buf))
-		return 0
-	}
-	return int(n)
 }
 
 // LoadFile reads a model file (see Load); errors name the file.

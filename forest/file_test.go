@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
+	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"testing"
+	"testing/iotest"
+
+	"ocvist/data"
+	"ocvist/internal/binfile"
 )
 
 func smallModel(t testing.TB) ([]byte, *Model) {
@@ -115,11 +120,8 @@ func FuzzLoad(f *testing.F) {
 		loadAndPredict(b)
 		// Also with the length and checksum repaired, so that the fuzzer
 		// reaches the decoder and the consistency checks.
-		if len(b) >= headerSize+4 {
-			b = slices.Clone(b)
-			binary.LittleEndian.PutUint64(b[len(magic)+4:], uint64(len(b)-headerSize-4))
-			binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.ChecksumIEEE(b[:len(b)-4]))
-			loadAndPredict(b)
+		if len(b) >= binfile.HeaderSize+4 {
+			loadAndPredict(binfile.Seal(slices.Clone(b[:len(b)-4])))
 		}
 	})
 }
@@ -165,7 +167,7 @@ func TestMetaRoundTrip(t *testing.T) {
 // set) into the version-1 layout: no meta field.
 func version1(t *testing.T, data []byte, names []string) []byte {
 	t.Helper()
-	at := headerSize + 12
+	at := binfile.HeaderSize + 12
 	for _, n := range names {
 		at += 4 + len(n)
 	}
@@ -174,8 +176,7 @@ func version1(t *testing.T, data []byte, names []string) []byte {
 	}
 	b := slices.Concat(data[:at], data[at+4:len(data)-4])
 	binary.LittleEndian.PutUint32(b[len(magic):], 1)
-	binary.LittleEndian.PutUint64(b[len(magic)+4:], uint64(len(b)-headerSize))
-	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+	return binfile.Seal(b)
 }
 
 // TestLoadVersion1: files written before metadata existed (the shipped
@@ -206,8 +207,71 @@ func TestLoadMetaOutOfOrder(t *testing.T) {
 		t.Fatal("meta not found in the file")
 	}
 	data[i+4], data[i+14] = 'b', 'a'
-	binary.LittleEndian.PutUint32(data[len(data)-4:], crc32.ChecksumIEEE(data[:len(data)-4]))
-	if _, err := Load(bytes.NewReader(data)); !errors.Is(err, ErrCorrupt) {
+	if _, err := Load(bytes.NewReader(binfile.Seal(data[:len(data)-4]))); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("keys out of order: err = %v, want ErrCorrupt", err)
+	}
+}
+
+// TestLoadErrorMessages: each way a file fails to load gives its one
+// line, wrapping ErrCorrupt or ErrFormatVersion as the kind says; the
+// version is judged from the header alone, before the payload is read,
+// and a failing reader's error is passed on as it is.
+func TestLoadErrorMessages(t *testing.T) {
+	data, _ := smallModel(t)
+	header := func(version uint32, length uint64) []byte {
+		b := binary.LittleEndian.AppendUint32([]byte(magic), version)
+		return binary.LittleEndian.AppendUint64(b, length)
+	}
+	boom := errors.New("boom")
+	flipped := slices.Clone(data)
+	flipped[binfile.HeaderSize+3] ^= 1
+	tests := []struct {
+		name string
+		r    io.Reader
+		kind error
+		want string
+	}{
+		{"empty", bytes.NewReader(nil), ErrCorrupt, "forest: corrupt model file: truncated"},
+		{"short header", bytes.NewReader(data[:binfile.HeaderSize-1]), ErrCorrupt, "forest: corrupt model file: truncated"},
+		{"bad magic", bytes.NewReader(slices.Concat([]byte("OCVMLPNT"), data[8:])), ErrCorrupt, "forest: corrupt model file: not a forest model (bad magic)"},
+		{"version 3, header only", bytes.NewReader(header(3, 1<<40)), ErrFormatVersion, "forest: unsupported model format version 3 (this build reads 1 and 2)"},
+		{"version 0, header only", bytes.NewReader(header(0, 10)), ErrFormatVersion, "forest: unsupported model format version 0 (this build reads 1 and 2)"},
+		{"version 3, then a read error", io.MultiReader(bytes.NewReader(header(3, 10)), iotest.ErrReader(boom)), ErrFormatVersion, "forest: unsupported model format version 3 (this build reads 1 and 2)"},
+		{"payload too large", bytes.NewReader(header(2, maxPayload+1)), ErrCorrupt, "forest: corrupt model file: payload length 17179869185 too large"},
+		{"payload truncated", bytes.NewReader(data[:len(data)-1]), ErrCorrupt, fmt.Sprintf("forest: corrupt model file: truncated (%d of %d bytes)", len(data)-1, len(data))},
+		{"checksum", bytes.NewReader(flipped), ErrCorrupt, "forest: corrupt model file: checksum mismatch"},
+		{"read error in the header", iotest.ErrReader(boom), boom, "forest: load: boom"},
+		{"read error in the payload", io.MultiReader(bytes.NewReader(data[:binfile.HeaderSize+5]), iotest.ErrReader(boom)), boom, "forest: load: boom"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(tt.r)
+			if !errors.Is(err, tt.kind) || err.Error() != tt.want {
+				t.Fatalf("err = %v, want %q (%v)", err, tt.want, tt.kind)
+			}
+		})
+	}
+}
+
+// TestShippedFilesResave: the forests the project ships load and save
+// again byte for byte; the one of format version 1, saved again as
+// version 2 and written back in version 1's layout, is the shipped file.
+func TestShippedFilesResave(t *testing.T) {
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{"model.ocf", data.Model}, {"value.ocf", data.Value}, {"model-renju.ocf", data.RenjuModel},
+		{"value-renju.ocf", data.RenjuValue}, {"model-2026-11-21.ocf", data.Model20261121}} {
+		m, err := Load(bytes.NewReader(f.data))
+		if err != nil {
+			t.Fatalf("%s: %v", f.name, err)
+		}
+		again := mustSave(t, m)
+		if binary.LittleEndian.Uint32(f.data[len(magic):]) == 1 {
+			again = version1(t, again, m.FeatureNames())
+		}
+		if !bytes.Equal(again, f.data) {
+			t.Errorf("%s saves different bytes after Load", f.name)
+		}
 	}
 }

@@ -155,7 +155,7 @@ func (m *Model) Predict(cols []uint32, counts []float32, dense []float32) float6
 
 // Acc evaluates rows of a model one at a time without allocating: Start
 // with the dense inputs, Add the sparse ones, then Prob. Use one per
-// goroutine.
+// goroutine. BenchmarkAcc times a row of the value network's shape.
 type Acc struct {
 	m   *Model
 	pre []float32

@@ -7,9 +7,10 @@
 //	payload  [length]byte
 //	crc      uint32   CRC-32 (IEEE) of magic, version, length and payload
 //
-// Seal and Open write and check the envelope; Decoder reads a payload's
-// fields, recording the first error, so that a damaged file gives an
-// error and never a panic or a huge allocation.
+// Begin and Seal write the envelope; ReadHeader and ReadPayload (or Open,
+// both at once) read and check it; Decoder reads a payload's fields,
+// recording the first error, so that a damaged file gives an error and
+// never a panic or a huge allocation.
 package binfile
 
 import (
@@ -42,43 +43,71 @@ func Seal(b []byte) []byte {
 	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 }
 
-// Errors of Open, which the caller wraps in its own (forest.ErrCorrupt,
-// mlp.ErrCorrupt).
+// Errors of ReadHeader, ReadPayload and Open, which the caller wraps in
+// its own (forest.ErrCorrupt, mlp.ErrCorrupt). A reader's other errors
+// are returned as they are.
 var (
 	ErrMagic    = errors.New("bad magic")
 	ErrTrunc    = errors.New("truncated")
 	ErrChecksum = errors.New("checksum mismatch")
+	ErrTooLarge = errors.New("too large")
 )
 
-// Open reads one file of magic from r, no more than its own bytes: its
-// version and payload, checked against the checksum. A payload over
-// maxPayload bytes is refused before it is read.
-func Open(r io.Reader, magic string, maxPayload uint64) (version uint32, payload []byte, err error) {
-	var hdr [HeaderSize]byte
-	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		return 0, nil, readErr(err)
+// Header is the start of a file: its format version and the length of
+// its payload, as ReadHeader read them.
+type Header struct {
+	Version uint32
+	Length  uint64
+	raw     [HeaderSize]byte // for the checksum
+}
+
+// ReadHeader reads the HeaderSize bytes of a file of magic from r (a
+// caller judges the version before reading the payload).
+func ReadHeader(r io.Reader, magic string) (Header, error) {
+	var h Header
+	if _, err := io.ReadFull(r, h.raw[:]); err != nil {
+		return Header{}, readErr(err)
 	}
-	if string(hdr[:len(magic)]) != magic {
-		return 0, nil, ErrMagic
+	if string(h.raw[:len(magic)]) != magic {
+		return Header{}, ErrMagic
 	}
 	le := binary.LittleEndian
-	version = le.Uint32(hdr[8:])
-	n := le.Uint64(hdr[12:])
+	h.Version, h.Length = le.Uint32(h.raw[8:]), le.Uint64(h.raw[12:])
+	return h, nil
+}
+
+// ReadPayload reads from r the payload h announces and the checksum after
+// it, no more, and checks them. A payload over maxPayload bytes is
+// refused before it is read.
+func (h Header) ReadPayload(r io.Reader, maxPayload uint64) ([]byte, error) {
+	n := h.Length
 	if n > maxPayload {
-		return version, nil, fmt.Errorf("payload length %d too large", n)
+		return nil, fmt.Errorf("payload length %d %w", n, ErrTooLarge)
 	}
 	rest, err := io.ReadAll(io.LimitReader(r, int64(n)+4))
 	if err != nil {
-		return version, nil, readErr(err)
+		return nil, readErr(err)
 	}
 	if uint64(len(rest)) != n+4 {
-		return version, nil, fmt.Errorf("%w (%d of %d bytes)", ErrTrunc, HeaderSize+len(rest), uint64(HeaderSize)+n+4)
+		return nil, fmt.Errorf("%w (%d of %d bytes)", ErrTrunc, HeaderSize+len(rest), uint64(HeaderSize)+n+4)
 	}
-	payload = rest[:n]
-	if crc32.Update(crc32.ChecksumIEEE(hdr[:]), crc32.IEEETable, payload) != le.Uint32(rest[n:]) {
-		return version, nil, ErrChecksum
+	payload := rest[:n]
+	if crc32.Update(crc32.ChecksumIEEE(h.raw[:]), crc32.IEEETable, payload) != binary.LittleEndian.Uint32(rest[n:]) {
+		return nil, ErrChecksum
 	}
-	return version, payload, nil
+	return payload, nil
+}
+
+// Open reads one file of magic from r, no more than its own bytes: its
+// version (0 when the header could not be read) and payload, checked
+// against the checksum (ReadHeader, then ReadPayload).
+func Open(r io.Reader, magic string, maxPayload uint64) (version uint32, payload []byte, err error) {
+	h, err := ReadHeader(r, magic)
+	if err != nil {
+		return 0, nil, err
+	}
+	payload, err = h.ReadPayload(r, maxPayload)
+	return h.Version, payload, err
 }
 
 func readErr(err error) error {
