@@ -113,35 +113,23 @@ func (m *Model) appendTrees(b []byte) []byte {
 // inconsistent one an error wrapping ErrCorrupt. Load never panics on bad
 // input and does not read past the end of the model.
 func Load(r io.Reader) (*Model, error) {
-	h, err := binfile.ReadHeader(r, magic)
+	version, payload, err := binfile.Load(r, fileFormat)
 	if err != nil {
-		return nil, loadErr(err)
+		return nil, err
 	}
-	if h.Version != 1 && h.Version != formatVersion {
-		return nil, fmt.Errorf("%w %d (this build reads 1 and %d)", ErrFormatVersion, h.Version, formatVersion)
-	}
-	payload, err := h.ReadPayload(r, maxPayload)
-	if err != nil {
-		return nil, loadErr(err)
-	}
-	m, err := decodePayload(payload, h.Version)
+	m, err := decodePayload(payload, version)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	return m, nil
 }
 
+// fileFormat is the forest file for binfile.Load.
+var fileFormat = binfile.Format{Magic: magic, Versions: []uint32{1, formatVersion}, MaxPayload: maxPayload,
+	Pkg: "forest", What: "forest model", Corrupt: ErrCorrupt, BadVersion: ErrFormatVersion}
+
 // loadErr is Load's error for one of binfile's: ErrCorrupt for a file that
 // is not a whole model file, the reader's own error passed on.
-func loadErr(err error) error {
-	switch {
-	case errors.Is(err, binfile.ErrMagic):
-		return fmt.Errorf("%w: not a forest model (bad magic)", ErrCorrupt)
-	case errors.Is(err, binfile.ErrTrunc), errors.Is(err, binfile.ErrChecksum), errors.Is(err, binfile.ErrTooLarge):
-		return fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	return fmt.Errorf("forest: load: %w", err)
-}
 
 func decodePayload(p []byte, version uint32) (*Model, error) {
 	d := binfile.NewDecoder(p)

@@ -45,7 +45,7 @@ const Magic = magic
 // depend only on the model: two fits of the same rows and Config save
 // identical files.
 func (m *Model) Save(w io.Writer) error {
-	n := 12 + binfile.MetaSize(m.meta) + 44 + 4*(len(m.s)+len(m.d)+len(m.b1)+len(m.mu)+len(m.sd)+len(m.w2)+1)
+	n := 12 + binfile.MetaSize(m.meta) + 36 + 4*(len(m.s)+len(m.d)+len(m.b1)+len(m.mu)+len(m.sd)+len(m.w2)+1)
 	b := binfile.Begin(magic, formatVersion, n)
 	le := binary.LittleEndian
 	for _, v := range []int{m.sparse, m.dense, m.hidden} {
@@ -73,14 +73,9 @@ func (m *Model) Save(w io.Writer) error {
 // inconsistent one an error wrapping ErrCorrupt. Load never panics on bad
 // input and does not read past the end of the model.
 func Load(r io.Reader) (*Model, error) {
-	version, payload, err := binfile.Open(r, magic, maxPayload)
-	switch {
-	case errors.Is(err, binfile.ErrMagic):
-		return nil, fmt.Errorf("%w: not a network model (bad magic)", ErrCorrupt)
-	case version != formatVersion && (err == nil || version != 0):
-		return nil, fmt.Errorf("%w %d (this build reads %d)", ErrFormatVersion, version, formatVersion)
-	case err != nil:
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	_, payload, err := binfile.Load(r, fileFormat)
+	if err != nil {
+		return nil, err
 	}
 	m, err := decode(payload)
 	if err != nil {
@@ -88,6 +83,10 @@ func Load(r io.Reader) (*Model, error) {
 	}
 	return m, nil
 }
+
+// fileFormat is the network file for binfile.Load.
+var fileFormat = binfile.Format{Magic: magic, Versions: []uint32{formatVersion}, MaxPayload: maxPayload,
+	Pkg: "mlp", What: "network model", Corrupt: ErrCorrupt, BadVersion: ErrFormatVersion}
 
 func decode(p []byte) (*Model, error) {
 	d := binfile.NewDecoder(p)

@@ -57,6 +57,9 @@ func (r *Rows) check() error {
 	if r.Len() == 0 {
 		return errors.New("mlp: fit: no rows")
 	}
+	if len(r.cols) != len(r.counts) || len(r.x) != r.Len()*r.dense {
+		return errors.New("mlp: fit: a row's columns and counts, or its dense inputs, differ in number")
+	}
 	for i, c := range r.cols {
 		if int(c) >= r.sparse {
 			return fmt.Errorf("mlp: fit: sparse column %d of %d", c, r.sparse)
@@ -92,7 +95,7 @@ const (
 	initSparse = 0.02 // standard deviations of the initial weights
 	initDense  = 0.1
 	initOut    = 0.2
-	minSD      = 1e-3 // the least standard deviation a dense input is divided by
+	minSD      = 1e-3 // an input that varies less is not scaled (σ = 1)
 )
 
 // Fit fits a network on rows (see the package documentation); the same
@@ -148,12 +151,16 @@ func (m *Model) standardise(r *Rows) {
 		s, s2 := 0.0, 0.0
 		for i, w := range r.weight {
 			x := float64(r.x[i*r.dense+j])
-			s += float64(w) * x
-			s2 += float64(w) * x * x
+			s += float64(float64(w) * x)
+			s2 += float64(float64(w) * x * x)
 		}
 		mu := s / wsum
 		m.mu[j] = float32(mu)
-		m.sd[j] = float32(max(math.Sqrt(max(s2/wsum-mu*mu, 0)), minSD))
+		sd := math.Sqrt(max(s2/wsum-mu*mu, 0))
+		if sd < minSD { // constant in the rows: scaling would magnify what the rows never showed
+			sd = 1
+		}
+		m.sd[j] = float32(sd)
 	}
 }
 
@@ -249,11 +256,14 @@ func (f *fitter) step(idx []int32) {
 }
 
 // adam moves w by one Adam step of gradient g·inv plus the decay l2·w.
+// Here and in every sum of products of the fit, a product is rounded
+// (converted) before it is added, so that no platform fuses the two: a
+// fit gives the same bits everywhere.
 func adam(w, g, m, v []float32, inv, l2, alpha float32) {
 	for i := range w {
-		gi := g[i]*inv + l2*w[i]
-		m[i] = beta1*m[i] + (1-beta1)*gi
-		v[i] = beta2*v[i] + (1-beta2)*gi*gi
+		gi := float32(g[i]*inv) + float32(l2*w[i])
+		m[i] = float32(beta1*m[i]) + float32((1-beta1)*gi)
+		v[i] = float32(beta2*v[i]) + float32((1-beta2)*gi*gi)
 		w[i] -= alpha * m[i] / (float32(math.Sqrt(float64(v[i]))) + adamEps)
 	}
 }
@@ -275,7 +285,7 @@ func (f *fitter) shardGrad(g *grad, idx []int32) {
 		for j, c := range cols {
 			x, row := counts[j], m.s[int(c)*h:int(c)*h+h]
 			for k := range pre {
-				pre[k] += x * row[k]
+				pre[k] += float32(x * row[k])
 			}
 		}
 		for j, x := range zd {
@@ -284,19 +294,19 @@ func (f *fitter) shardGrad(g *grad, idx []int32) {
 			}
 			row := m.d[j*h : j*h+h]
 			for k := range pre {
-				pre[k] += x * row[k]
+				pre[k] += float32(x * row[k])
 			}
 		}
 		z := m.b2[0]
 		for k, x := range pre {
 			hid[k] = max(x, 0)
-			z += hid[k] * m.w2[k]
+			z += float32(hid[k] * m.w2[k])
 		}
 		// d(loss)/dz for the cross-entropy of sigmoid(z) and the target.
 		e := w * (float32(sigmoid(float64(z))) - r.target[i])
 		g.b2[0] += e
 		for k := range pre {
-			g.w2[k] += e * hid[k]
+			g.w2[k] += float32(e * hid[k])
 			if pre[k] > 0 {
 				pre[k] = e * m.w2[k] // the gradient at pre_k, in place
 			} else {
@@ -311,7 +321,7 @@ func (f *fitter) shardGrad(g *grad, idx []int32) {
 			}
 			x, gr := counts[j], g.s[int(c)*h:int(c)*h+h]
 			for k := range gr {
-				gr[k] += x * pre[k]
+				gr[k] += float32(x * pre[k])
 			}
 		}
 		for j, x := range zd {
@@ -320,7 +330,7 @@ func (f *fitter) shardGrad(g *grad, idx []int32) {
 			}
 			gr := g.d[j*h : j*h+h]
 			for k := range gr {
-				gr[k] += x * pre[k]
+				gr[k] += float32(x * pre[k])
 			}
 		}
 	}

@@ -376,6 +376,7 @@ func TestFitRefusesConfigs(t *testing.T) {
 		{"l2 NaN", func(c *Config) { c.L2 = math.NaN() }},
 		{"shards 0", func(c *Config) { c.Shards = 0 }},
 		{"shards 65", func(c *Config) { c.Shards = 65 }},
+		{"an empty metadata key", func(c *Config) { c.Meta = map[string]string{"": "x"} }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := smallConfig()
@@ -386,6 +387,26 @@ func TestFitRefusesConfigs(t *testing.T) {
 				t.Fatalf("Validate: %v; Fit: %v, %v; want Validate's error from both", verr, m, err)
 			}
 		})
+	}
+}
+
+// TestConstantInput: a dense input that never varies in the training rows
+// is centred but not scaled (σ = 1), so a value the rows never showed moves
+// the network no more than a unit step of it; inputs that vary are scaled
+// by their standard deviation.
+func TestConstantInput(t *testing.T) {
+	rows := NewRows(4, 2)
+	rng := rand.New(rand.NewPCG(3, 3))
+	for i := range 400 {
+		x := float32(rng.NormFloat64() * 4)
+		rows.Add([]uint32{uint32(i % 4)}, []float32{1}, []float32{5, x}, float64(i%2), 1)
+	}
+	m := mustFit(t, rows, smallConfig())
+	if m.mu[0] != 5 || m.sd[0] != 1 {
+		t.Errorf("the constant input: μ %v, σ %v; want 5 and 1", m.mu[0], m.sd[0])
+	}
+	if !(m.sd[1] > 3 && m.sd[1] < 5) {
+		t.Errorf("the varying input: σ %v, want about 4", m.sd[1])
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 )
 
 // Config is a network's shape and the settings of its fit.
@@ -49,6 +50,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("mlp: l2 %v: want in [0, 1)", c.L2)
 	case c.Shards < 1 || c.Shards > maxShards:
 		return fmt.Errorf("mlp: shards %d: want 1..%d", c.Shards, maxShards)
+	case slices.Contains(slices.Collect(maps.Keys(c.Meta)), ""):
+		return errors.New("mlp: a metadata key is empty")
 	}
 	return nil
 }
@@ -121,7 +124,7 @@ func (m *Model) prepare() {
 		for k := range h {
 			w := m.d[j*h+k]
 			m.dz[j*h+k] = w * inv
-			m.b1z[k] -= m.mu[j] * inv * w
+			m.b1z[k] -= float32(m.mu[j] * inv * w)
 		}
 	}
 }
@@ -213,7 +216,7 @@ func (a *Acc) Logit() float64 {
 	w2 := m.w2[:len(a.pre)]
 	for k, x := range a.pre {
 		if x > 0 {
-			z += x * w2[k]
+			z += float32(x * w2[k])
 		}
 	}
 	return float64(z)

@@ -22,6 +22,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 )
 
 // HeaderSize is the envelope's bytes before the payload.
@@ -98,16 +99,52 @@ func (h Header) ReadPayload(r io.Reader, maxPayload uint64) ([]byte, error) {
 	return payload, nil
 }
 
-// Open reads one file of magic from r, no more than its own bytes: its
-// version (0 when the header could not be read) and payload, checked
-// against the checksum (ReadHeader, then ReadPayload).
-func Open(r io.Reader, magic string, maxPayload uint64) (version uint32, payload []byte, err error) {
-	h, err := ReadHeader(r, magic)
+// Format names a kind of file for Load: its magic, the versions this
+// build reads, the payload's bound, and the caller's words and errors.
+type Format struct {
+	Magic      string
+	Versions   []uint32 // the versions Load accepts
+	MaxPayload uint64
+	Pkg, What  string // "forest", "forest model": the errors' words
+	// Corrupt is wrapped by the file's own faults (bad magic, truncated,
+	// checksum mismatch, a payload too large), BadVersion by a version
+	// not in Versions.
+	Corrupt, BadVersion error
+}
+
+// Load reads one file of f from r, no more than its own bytes: its
+// version (judged from the header, before the payload is read) and its
+// payload, checked against the checksum. The file's faults wrap
+// f.Corrupt or f.BadVersion; the reader's own error comes back as
+// "PKG: load: ERR".
+func Load(r io.Reader, f Format) (uint32, []byte, error) {
+	h, err := ReadHeader(r, f.Magic)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, f.wrap(err)
 	}
-	payload, err = h.ReadPayload(r, maxPayload)
-	return h.Version, payload, err
+	if !slices.Contains(f.Versions, h.Version) {
+		reads := make([]string, len(f.Versions))
+		for i, v := range f.Versions {
+			reads[i] = fmt.Sprint(v)
+		}
+		return h.Version, nil, fmt.Errorf("%w %d (this build reads %s)", f.BadVersion, h.Version, strings.Join(reads, " and "))
+	}
+	payload, err := h.ReadPayload(r, f.MaxPayload)
+	if err != nil {
+		return h.Version, nil, f.wrap(err)
+	}
+	return h.Version, payload, nil
+}
+
+// wrap maps an error of ReadHeader or ReadPayload to f's.
+func (f Format) wrap(err error) error {
+	switch {
+	case errors.Is(err, ErrMagic):
+		return fmt.Errorf("%w: not a %s (bad magic)", f.Corrupt, f.What)
+	case errors.Is(err, ErrTrunc), errors.Is(err, ErrChecksum), errors.Is(err, ErrTooLarge):
+		return fmt.Errorf("%w: %v", f.Corrupt, err)
+	}
+	return fmt.Errorf("%s: load: %w", f.Pkg, err)
 }
 
 func readErr(err error) error {
@@ -215,7 +252,7 @@ func (d *Decoder) Limit(n uint64, size int) int {
 	if d.Err != nil {
 		return 0
 	}
-	if n*uint64(size) > uint64(len(d.buf)) {
+	if size != 0 && n > uint64(len(d.buf))/uint64(size) {
 		d.Err = fmt.Errorf("count %d exceeds the %d bytes left", n, len(d.buf))
 		return 0
 	}

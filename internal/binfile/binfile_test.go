@@ -30,7 +30,7 @@ func TestEnvelopeRoundTrip(t *testing.T) {
 			t.Fatalf("%d-byte payload: a file of %d bytes (capacity %d), header %x", len(p), len(b), cap(b), b[:HeaderSize])
 		}
 		r := bytes.NewReader(append(slices.Clone(b), "next"...))
-		v, got, err := Open(r, testMagic, 1<<20)
+		v, got, err := open(r, testMagic, 1<<20)
 		if err != nil || v != 3 || !bytes.Equal(got, p) || r.Len() != 4 {
 			t.Fatalf("%d-byte payload: Open gave version %d, %d bytes, %v, %d bytes left", len(p), v, len(got), err, r.Len())
 		}
@@ -52,11 +52,11 @@ func TestEnvelopeRoundTrip(t *testing.T) {
 // known once the header is read.
 func TestOpenErrors(t *testing.T) {
 	b := sealed([]byte("some payload bytes"))
-	if _, _, err := Open(bytes.NewReader(b), "OCVOTHER", 1<<20); err != ErrMagic {
+	if _, _, err := open(bytes.NewReader(b), "OCVOTHER", 1<<20); err != ErrMagic {
 		t.Errorf("another magic: %v, want ErrMagic", err)
 	}
 	for n := range len(b) {
-		v, p, err := Open(bytes.NewReader(b[:n]), testMagic, 1<<20)
+		v, p, err := open(bytes.NewReader(b[:n]), testMagic, 1<<20)
 		if !errors.Is(err, ErrTrunc) || p != nil || (n >= HeaderSize) != (v == 3) {
 			t.Fatalf("first %d of %d bytes: version %d, %v; want ErrTrunc", n, len(b), v, err)
 		}
@@ -67,20 +67,20 @@ func TestOpenErrors(t *testing.T) {
 		}
 		f := slices.Clone(b)
 		f[i] ^= 0x01
-		if _, _, err := Open(bytes.NewReader(f), testMagic, 1<<20); err != ErrChecksum {
+		if _, _, err := open(bytes.NewReader(f), testMagic, 1<<20); err != ErrChecksum {
 			t.Fatalf("byte %d flipped: %v, want ErrChecksum", i, err)
 		}
 	}
 	huge := Seal(Begin(testMagic, 3, 0))
 	binary.LittleEndian.PutUint64(huge[12:], 1<<60)
-	v, _, err := Open(io.MultiReader(bytes.NewReader(huge[:HeaderSize]), iotest.ErrReader(errors.New("read"))), testMagic, 1<<20)
+	v, _, err := open(io.MultiReader(bytes.NewReader(huge[:HeaderSize]), iotest.ErrReader(errors.New("read"))), testMagic, 1<<20)
 	if !errors.Is(err, ErrTooLarge) || err.Error() != "payload length 1152921504606846976 too large" || v != 3 {
 		t.Errorf("a payload of 2^60 bytes: version %d, %v; want ErrTooLarge before reading", v, err)
 	}
 	boom := errors.New("boom")
 	for _, n := range []int{0, 5, HeaderSize + 3} {
 		r := io.MultiReader(bytes.NewReader(b[:n]), iotest.ErrReader(boom))
-		if _, _, err := Open(r, testMagic, 1<<20); err != boom {
+		if _, _, err := open(r, testMagic, 1<<20); err != boom {
 			t.Errorf("a reader failing after %d bytes: %v, want its error", n, err)
 		}
 	}
@@ -176,4 +176,15 @@ func TestMeta(t *testing.T) {
 			t.Errorf("%s: %v, %v; want %q", c.name, m, err, c.want)
 		}
 	}
+}
+
+// open is ReadHeader then ReadPayload: a file's version (0 when its
+// header could not be read) and payload, the envelope's own errors.
+func open(r io.Reader, magic string, maxPayload uint64) (uint32, []byte, error) {
+	h, err := ReadHeader(r, magic)
+	if err != nil {
+		return 0, nil, err
+	}
+	payload, err := h.ReadPayload(r, maxPayload)
+	return h.Version, payload, err
 }
