@@ -44,6 +44,10 @@ type Config struct {
 	// target.go).
 	ValueSet    int     `json:"value_set,omitempty"`
 	ValueTarget float64 `json:"value_target,omitempty"`
+	// ScaleByGen fits the scale that turns the teacher's scores into
+	// probabilities on each generation's positions apart (each teacher's
+	// units), not on the window's together.
+	ScaleByGen bool `json:"scale_by_gen,omitempty"`
 	ValueScale  float64 `json:"value_scale"` // the teacher's; see search.Config
 
 	// GateNodes is the node budget a move of the engines in the gate and

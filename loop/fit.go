@@ -64,11 +64,14 @@ func (l *Loop) fit(ctx context.Context, g int, rec *Record) (models, error) {
 // feature set 3 a network, whose rows take the blended target itself.
 func fitValue(ctx context.Context, s *sets, cfg Config, g int, rec *Record) (*policy.ValueModel, error) {
 	seed := int64(splitmix.Derive(cfg.Seed, 0xf18, uint64(g)) >> 1)
+	var scales []float64
 	if cfg.ValueTarget > 0 {
-		rec.ScoreScale = fitScoreScale(s.valueScore, s.valueWon)
+		scales, rec.ScoreScale = scoreScales(s, cfg.ScaleByGen, g)
+	} else {
+		scales = make([]float64, len(s.valueWon))
 	}
 	if cfg.ValueSet == policy.ValueFeatureSet3 {
-		for i, t := range valueTargets(s, cfg.ValueTarget, rec.ScoreScale) {
+		for i, t := range valueTargets(s, cfg.ValueTarget, scales) {
 			s.valueNet.SetWeight(i, t, 1)
 		}
 		ncfg := cfg.Net
@@ -79,7 +82,7 @@ func fitValue(ctx context.Context, s *sets, cfg Config, g int, rec *Record) (*po
 	vcfg.Seed = seed
 	var weights []float64
 	if cfg.ValueTarget > 0 {
-		weights = valueWeights(s, cfg.ValueTarget, rec.ScoreScale)
+		weights = valueWeights(s, cfg.ValueTarget, scales)
 	}
 	return policy.FitValue(ctx, cfg.ValueSet, s.valueX, s.valueY, weights, cfg.Rule, vcfg)
 }

@@ -29,6 +29,7 @@ type sets struct {
 	valueW     []float64
 	valueWon   []bool
 	valueScore []int16
+	valueGen   []int32 // the generation of each position's game
 	// valueNet are the training positions' rows for a value network
 	// (value feature set 3): one a position, its target set by fit.
 	valueNet *mlp.Rows
@@ -168,7 +169,7 @@ func (b *builder) ply(g *store.TeacherGame, i int, test bool, rng *rand.Rand) {
 		if g.Plies != nil {
 			score = g.Plies[i-g.Book].Score
 		}
-		b.valueRow(g.Winner == me, score, test)
+		b.valueRow(g.Winner == me, score, g.Gen, test)
 	}
 	if b.valueOnly {
 		return
@@ -220,7 +221,7 @@ const noScore = -1 << 15
 
 // valueRow adds the position's value row: did the mover win, and the
 // teacher's score of it.
-func (b *builder) valueRow(won bool, score int16, test bool) {
+func (b *builder) valueRow(won bool, score int16, gen int, test bool) {
 	if test {
 		b.s.valueScores = append(b.s.valueScores, b.m.value.Value(b.pos))
 		b.s.valueLabels = append(b.s.valueLabels, won)
@@ -228,6 +229,7 @@ func (b *builder) valueRow(won bool, score int16, test bool) {
 		return
 	}
 	b.s.valueWon, b.s.valueScore = append(b.s.valueWon, won), append(b.s.valueScore, score)
+	b.s.valueGen = append(b.s.valueGen, int32(gen))
 	if b.cfg.ValueSet == policy.ValueFeatureSet3 {
 		if b.s.valueNet == nil {
 			b.s.valueNet = policy.NewValueNetRows()

@@ -94,15 +94,53 @@ func softplus(x float64) float64 {
 	return math.Log1p(math.Exp(x))
 }
 
+// scoreScales are the scales of the value positions of s: one fitted on
+// them all, or with byGen one for each generation's positions, fitted on
+// those alone (each generation's teacher scores in its own units: a
+// window may hold the games of two teachers). The second result is the
+// scale of generation g's positions (the newest).
+func scoreScales(s *sets, byGen bool, g int) ([]float64, float64) {
+	scales := make([]float64, len(s.valueWon))
+	if !byGen {
+		scale := fitScoreScale(s.valueScore, s.valueWon)
+		for i := range scales {
+			scales[i] = scale
+		}
+		return scales, scale
+	}
+	of := map[int32]float64{}
+	for lo := 0; lo < len(s.valueGen); {
+		gen, hi := s.valueGen[lo], lo
+		for hi < len(s.valueGen) && s.valueGen[hi] == gen {
+			hi++
+		}
+		if _, ok := of[gen]; !ok {
+			var scores []int16
+			var won []bool
+			for i, gi := range s.valueGen {
+				if gi == gen {
+					scores, won = append(scores, s.valueScore[i]), append(won, s.valueWon[i])
+				}
+			}
+			of[gen] = fitScoreScale(scores, won)
+		}
+		for i := lo; i < hi; i++ {
+			scales[i] = of[gen]
+		}
+		lo = hi
+	}
+	return scales, of[int32(g)]
+}
+
 // valueTargets are the targets of the value positions of s for target
-// weight lambda and score scale; a position without a score (or scale 0)
-// has the outcome alone as its target.
-func valueTargets(s *sets, lambda, scale float64) []float64 {
+// weight lambda and each position's score scale; a position without a
+// score (or scale 0) has the outcome alone as its target.
+func valueTargets(s *sets, lambda float64, scales []float64) []float64 {
 	t := make([]float64, len(s.valueWon))
 	for i, won := range s.valueWon {
 		t[i] = b2f(won)
-		if sc := s.valueScore[i]; sc != noScore && scale > 0 {
-			t[i] = lambda*ScoreWin(int(sc), scale) + (1-lambda)*t[i]
+		if sc := s.valueScore[i]; sc != noScore && scales[i] > 0 {
+			t[i] = lambda*ScoreWin(int(sc), scales[i]) + (1-lambda)*t[i]
 		}
 	}
 	return t
@@ -111,9 +149,9 @@ func valueTargets(s *sets, lambda, scale float64) []float64 {
 // valueWeights are the weights of a forest's value rows of s (two a
 // position, "won" first as built, see builder.valueRow): the position's
 // target and its complement.
-func valueWeights(s *sets, lambda, scale float64) []float64 {
+func valueWeights(s *sets, lambda float64, scales []float64) []float64 {
 	w := make([]float64, 0, 2*len(s.valueWon))
-	for i, t := range valueTargets(s, lambda, scale) {
+	for i, t := range valueTargets(s, lambda, scales) {
 		// The rows are the outcome's label, then the other.
 		if s.valueWon[i] {
 			w = append(w, t, 1-t)

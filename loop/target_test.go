@@ -55,8 +55,36 @@ func TestValueWeights(t *testing.T) {
 		valueWon:   []bool{true, false, true},
 		valueScore: []int16{0, -(search.Mate - 2), noScore},
 	}
-	got := valueWeights(s, 0.5, 300)
+	got := valueWeights(s, 0.5, []float64{300, 300, 300})
 	if want := []float64{0.75, 0.25, 1, 0, 1, 0}; !slices.Equal(got, want) {
 		t.Errorf("weights %v, want %v", got, want)
+	}
+}
+
+// TestScoreScalesByGen: two generations whose teachers score the same
+// positions in units three times apart get scales three times apart when
+// fitted apart, and one scale between them when fitted together; the
+// newest generation's is the one reported.
+func TestScoreScalesByGen(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	s := &sets{}
+	for gen := int32(1); gen <= 2; gen++ {
+		unit := 1 + 2*float64(gen-1) // generation 2 scores three times larger
+		for range 4000 {
+			z := rng.NormFloat64() * 1.5 // the mover's true log-odds
+			won := rng.Float64() < 1/(1+math.Exp(-z))
+			s.valueScore = append(s.valueScore, int16(z*200*unit))
+			s.valueWon = append(s.valueWon, won)
+			s.valueGen = append(s.valueGen, gen)
+		}
+	}
+	scales, newest := scoreScales(s, true, 2)
+	s1, s2 := scales[0], scales[len(scales)-1]
+	if newest != s2 || math.Abs(s2/s1-3) > 0.3 || math.Abs(s1-200) > 30 {
+		t.Errorf("by generation: scales %.0f and %.0f (newest %.0f), want about 200 and 600", s1, s2, newest)
+	}
+	one, scale := scoreScales(s, false, 2)
+	if one[0] != scale || one[len(one)-1] != scale || !(scale > s1 && scale < s2) {
+		t.Errorf("together: %.0f, want one scale between %.0f and %.0f", scale, s1, s2)
 	}
 }

@@ -234,6 +234,7 @@ func registerLoopFlags(fs *flag.FlagSet, cfg *loop.Config) {
 	fs.IntVar(&cfg.Net.Hidden, "value-hidden", cfg.Net.Hidden, "hidden units of the value network (-value-set 3)")
 	fs.IntVar(&cfg.Net.Epochs, "value-epochs", cfg.Net.Epochs, "passes of the value network's fit over its rows (-value-set 3)")
 	fs.Float64Var(&cfg.ValueTarget, "value-target", cfg.ValueTarget, "weight of the teacher's score in the value target, the rest the outcome (0..1)")
+	fs.BoolVar(&cfg.ScaleByGen, "scale-by-gen", cfg.ScaleByGen, "turn each generation's teacher scores into probabilities with a scale fitted on that generation alone (its teacher's units)")
 	fs.Float64Var(&cfg.ValueScale, "value-scale", cfg.ValueScale, "the teacher's evaluation units of a sure win over ½ (as the search agent's valuescale)")
 	fs.Int64Var(&cfg.GateNodes, "gate-nodes", cfg.GateNodes, "search nodes a move of the engines in the gate and the engine's anchor matches")
 	fs.IntVar(&cfg.Gate.MaxGames, "gate-games", cfg.Gate.MaxGames, fmt.Sprintf("most games of a gate match, even (an SPRT may end it sooner; it needs %d to decide)", 2*cfg.Gate.SPRTPairs()))
