@@ -47,8 +47,8 @@ type Config struct {
 	// ScaleByGen fits the scale that turns the teacher's scores into
 	// probabilities on each generation's positions apart (each teacher's
 	// units), not on the window's together.
-	ScaleByGen bool `json:"scale_by_gen,omitempty"`
-	ValueScale  float64 `json:"value_scale"` // the teacher's; see search.Config
+	ScaleByGen bool    `json:"scale_by_gen,omitempty"`
+	ValueScale float64 `json:"value_scale"` // the teacher's; see search.Config
 
 	// GateNodes is the node budget a move of the engines in the gate and
 	// the engine's anchor matches: the search with a generation's models
