@@ -37,7 +37,7 @@ func shippedModels(tb testing.TB) (*policy.Model, *policy.ValueModel) {
 // rule).
 func TestSearchAgentRules(t *testing.T) {
 	pm, vm := shippedModels(t)
-	standardValue := &policy.ValueModel{Forest: vm.Forest, Rule: gomoku.Standard, Set: vm.Set}
+	standardValue := &policy.ValueModel{Forest: vm.Forest, Net: vm.Net, Rule: gomoku.Standard, Set: vm.Set}
 	for _, c := range []struct {
 		name    string
 		cfg     SearchConfig
@@ -88,7 +88,7 @@ func TestSearchAgentByRule(t *testing.T) {
 	pm, vm := shippedModels(t)
 	renjuPolicy := &policy.Model{Forest: pm.Forest, Spec: pm.Spec}
 	renjuPolicy.Spec.Rule = gomoku.Renju
-	renju := Models{renjuPolicy, &policy.ValueModel{Forest: vm.Forest, Rule: gomoku.Renju, Set: vm.Set}}
+	renju := Models{renjuPolicy, &policy.ValueModel{Forest: vm.Forest, Net: vm.Net, Rule: gomoku.Renju, Set: vm.Set}}
 	a, err := NewSearch(SearchConfig{Model: pm, Value: vm, ByRule: map[gomoku.Rule]Models{gomoku.Renju: renju}, AnyRule: true, Nodes: 2000})
 	if err != nil {
 		t.Fatal(err)

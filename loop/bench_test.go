@@ -8,7 +8,6 @@ import (
 
 	"ocvist/arena"
 	"ocvist/data"
-	"ocvist/forest"
 	"ocvist/gomoku"
 	"ocvist/openings"
 	"ocvist/policy"
@@ -147,27 +146,31 @@ func BenchmarkPolicyMove(b *testing.B) {
 // BenchmarkSearchValue: one op is a 100,000-node search from fresh tables
 // on a middle-game position of a teacher game (the 12th ply after the
 // opening), ordered by the shipped policy and evaluated with a value
-// model as play uses them: "none", "shipped" (data/value.ocf, set 1, 16
-// trees of depth 10 on outcomes) and "set2" (the recipe's value forest
-// shape on set 2, fitted with DefaultConfig's score targets on 200 cheap
-// teacher games, its leaves of one row so that its trees reach their full
-// depth as a generation's do on hundreds of thousands of rows). Reports
-// nodes/s: what a value model costs the search.
+// model as play uses them: "none", "shipped" (data/value.ocf), "forest"
+// (a value forest of the loop's shape on set 2, fitted with the forest
+// recipe's targets on 200 cheap teacher games, its leaves of one row so
+// that its trees reach their full depth as a generation's do on hundreds
+// of thousands of rows) and "net" (DefaultConfig's value network on the
+// same games). Reports nodes/s: what a value model costs the search.
 func BenchmarkSearchValue(b *testing.B) {
 	games := teacherGames(b, 200, 500, DefaultConfig().Explore)
-	cfg := DefaultConfig()
-	cfg.Value.MinLeaf = 1
-	bl := newBuilder(cfg)
-	for i := range games {
-		if err := bl.game(&games[i]); err != nil {
+	fit := func(cfg Config) *policy.ValueModel {
+		bl := newBuilder(cfg)
+		for i := range games {
+			if err := bl.game(&games[i]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		var rec Record
+		vm, err := fitValue(context.Background(), &bl.s, cfg, 1, &rec)
+		if err != nil {
 			b.Fatal(err)
 		}
+		return vm
 	}
-	var rec Record
-	set2, err := fitValue(context.Background(), &bl.s, cfg, 1, &rec)
-	if err != nil {
-		b.Fatal(err)
-	}
+	fcfg := DefaultConfig()
+	fcfg.ValueSet, fcfg.ValueTarget, fcfg.ScaleByGen, fcfg.Value.MinLeaf = policy.ValueFeatureSet2, 0.5, false, 1
+	forestValue, netValue := fit(fcfg), fit(DefaultConfig())
 	var boards []*gomoku.Board
 	for _, g := range games[:16] {
 		bd := gomoku.New(gomoku.Options{})
@@ -180,18 +183,14 @@ func BenchmarkSearchValue(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	vf, err := forest.Load(bytes.NewReader(data.Value))
-	if err != nil {
-		b.Fatal(err)
-	}
-	shipped, err := policy.ValueFromForest(vf)
+	shipped, err := policy.LoadValue(bytes.NewReader(data.Value))
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, c := range []struct {
 		name string
 		vm   *policy.ValueModel
-	}{{"none", nil}, {"shipped", shipped}, {"set2", set2}} {
+	}{{"none", nil}, {"shipped", shipped}, {"forest", forestValue}, {"net", netValue}} {
 		b.Run(c.name, func(b *testing.B) {
 			a, err := arena.NewSearch(arena.SearchConfig{Nodes: 100_000, Model: pm, Value: c.vm})
 			if err != nil {

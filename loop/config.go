@@ -123,9 +123,16 @@ func DefaultConfig() Config {
 		Rule: gomoku.Freestyle, Radius: 2,
 		Games: 12000, Block: 16, Nodes: 3000, Explore: 6, Margin: 30, Openings: 400,
 		Window: 2, Negatives: 4, Holdout: 0.1,
-		Policy: pf, Value: vf, Net: mlp.DefaultConfig(), ValueSet: policy.ValueFeatureSet, ValueTarget: 0.5, ValueScale: search.DefaultConfig().ValueScale,
-		GateNodes:   3000,
-		Gate:        Gate{MaxGames: 600, MinPairs: 30, Elo0: 0, Elo1: 40},
+		Policy: pf, Value: vf, Net: mlp.DefaultConfig(),
+		// The value network on the teacher's scores alone, each
+		// generation's in its own units (loop/TUNING.md, "The value
+		// network").
+		ValueSet: policy.ValueFeatureSet, ValueTarget: 1, ScaleByGen: true,
+		ValueScale: search.DefaultConfig().ValueScale,
+		GateNodes:  3000,
+		// A finer gate than +40 Elo: a network generation's step is
+		// smaller, and at 3,000 nodes a game costs little.
+		Gate:        Gate{MaxGames: 1000, MinPairs: 30, Elo0: 0, Elo1: 20},
 		AnchorGames: 200,
 		Workers:     2,
 	}

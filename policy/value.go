@@ -29,8 +29,6 @@ const (
 	// unstoppable shapes, double threats, four-threes and fives, and the
 	// points both sides want.
 	ValueFeatureSet2 = 2
-	// ValueFeatureSet is the set the learning loop fits by default.
-	ValueFeatureSet = ValueFeatureSet2
 )
 
 // ValueFeatureNames are the features of set 1, seen from the side to move

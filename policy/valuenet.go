@@ -29,6 +29,10 @@ import (
 // (ValueNetColumns).
 const ValueFeatureSet3 = 3
 
+// ValueFeatureSet is the set the learning loop fits by default: the
+// value network's.
+const ValueFeatureSet = ValueFeatureSet3
+
 // NumCellKinds is the number of cell kinds: multisets of four shapes of
 // patterns.NumShapes, C(13, 4).
 const NumCellKinds = 715

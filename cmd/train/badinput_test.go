@@ -50,7 +50,7 @@ func TestBadInput(t *testing.T) {
 		{"WebAddr", []string{"web", "-db", good, "-addr", "localhost"}, `train web: -addr "localhost": want HOST:PORT`, 2},
 		{"OddGateGames", []string{"run", "-db", good, "-games", "5", "-generations", "1", "-gate-games", "7"}, "-gate-games 7: want an even number", 2},
 		{"ValueNoTarget", []string{"value", "-db", good, "-o", filepath.Join(dir, "v.ocf")}, "want 1 <= -from <= -to and -o", 2},
-		{"ValueBadSet", []string{"value", "-db", good, "-to", "1", "-o", filepath.Join(dir, "v.ocf"), "-value-set", "3"}, "value feature set 3", 2},
+		{"ValueBadSet", []string{"value", "-db", good, "-to", "1", "-o", filepath.Join(dir, "v.ocf"), "-value-set", "4"}, "value feature set 4", 2},
 		{"ValueBadTarget", []string{"value", "-db", good, "-to", "1", "-o", filepath.Join(dir, "v.ocf"), "-value-target", "1.5"}, "value target 1.5", 2},
 		{"ValueNoGames", []string{"value", "-db", good, "-to", "1", "-o", filepath.Join(dir, "v.ocf")}, "no value rows", 1},
 		{"RescoreFewNodes", []string{"value", "-db", good, "-to", "1", "-o", filepath.Join(dir, "v.ocf"), "-rescore-nodes", "50"}, "-rescore-nodes 50: want 0 or at least 100", 2},

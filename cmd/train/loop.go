@@ -29,8 +29,10 @@ generation plays -games teacher games (the search with -nodes nodes a move,
 ordered and evaluated by the adopted models) on -workers worker processes,
 which publish them as sealed shards that are merged into the database
 exactly once, fits a policy forest (which candidate the teacher chose) and a
-value forest (who wins: the teacher's score, turned into a probability,
-blended with the outcome by -value-target) on the games of the last
+value model (who wins: the teacher's score, turned into a probability by a
+scale fitted on each generation's positions, blended with the outcome by
+-value-target; a network of the cells' kinds, -value-set 3, or a forest of
+the position's counts, -value-set 1 or 2) on the games of the last
 -window generations, measures them on held-out games (top-1,
 within-position AUC, value AUC), gates the new engine (the search over the
 new models, -gate-nodes nodes a move) against the adopted one (paired games

@@ -102,7 +102,7 @@ func TestLoopStopResume(t *testing.T) {
 	out, errOut, code := train(t, "value", "-db", ref, "-to", "1", "-seed", "5", "-o", v)
 	a, err1 := os.ReadFile(filepath.Join(dir, "ref.models", "gen-001.value.ocf"))
 	b, err2 := os.ReadFile(v)
-	if code != 0 || !strings.Contains(out, "value model "+v+": set 2, target 0.50") || err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+	if code != 0 || !strings.Contains(out, "value model "+v+": set 3, target 1.00") || err1 != nil || err2 != nil || !bytes.Equal(a, b) {
 		t.Errorf("train value: exit %d, the loop's model %v (%v, %v)\n%s\n%s", code, bytes.Equal(a, b), err1, err2, out, errOut)
 	}
 	out, errOut, code = train(t, append(smallLoop(filepath.Join(dir, "d.db"), "80"), "-duration", "1ns")...)
