@@ -157,25 +157,39 @@ func (r *NetRow) Fill(pos *patterns.Position) {
 // r.count, listing each kind column once in r.Cols (in the order first
 // met). Hot: every evaluation of the value network.
 func (r *NetRow) scan(pos *patterns.Position, me gomoku.Player) {
-	i, o := me-1, 2-me
+	si, so := 8*(me-1), 8*(2-me) // the sides' bytes in a cell's word
 	for q := range gomoku.Point(gomoku.NumCells) {
 		c := pos.Codes(q)
-		if c == ([4][2]patterns.Shape{}) {
+		w := uint64(c[0][0]) | uint64(c[0][1])<<8 | uint64(c[1][0])<<16 | uint64(c[1][1])<<24 |
+			uint64(c[2][0])<<32 | uint64(c[2][1])<<40 | uint64(c[3][0])<<48 | uint64(c[3][1])<<56
+		if w == 0 {
 			continue // a stone, or a cell where neither side makes a shape
 		}
-		if k := cellKind[int(c[0][i])+10*int(c[1][i])+100*int(c[2][i])+1000*int(c[3][i])]; k != 0 {
+		if x := w >> si & sideBytes; x != 0 {
+			k := kindOfWord(x)
 			if r.count[k] == 0 {
 				r.Cols = append(r.Cols, uint32(k))
 			}
 			r.count[k]++
 		}
-		if k := colOppKinds + cellKind[int(c[0][o])+10*int(c[1][o])+100*int(c[2][o])+1000*int(c[3][o])]; k != colOppKinds {
+		if x := w >> so & sideBytes; x != 0 {
+			k := colOppKinds + kindOfWord(x)
 			if r.count[k] == 0 {
 				r.Cols = append(r.Cols, uint32(k))
 			}
 			r.count[k]++
 		}
 	}
+}
+
+// sideBytes masks one side's four shapes in a cell's word (the bytes of
+// directions 0 to 3, two bytes apart).
+const sideBytes = 0x00ff00ff00ff00ff
+
+// kindOfWord is the kind of one side's four shapes held in the bytes of
+// x (masked by sideBytes).
+func kindOfWord(x uint64) uint16 {
+	return cellKind[x&0xff+10*(x>>16&0xff)+100*(x>>32&0xff)+1000*(x>>48)]
 }
 
 // FitValueNet fits a value network of value feature set 3 on rows (each
