@@ -117,6 +117,7 @@ type Searcher struct {
 	tt       *table // shared by the threads
 	vcf      *patterns.VCFTable
 	vct      vctSearch
+	prover   proofSearch
 	prior    Prior
 	priorBuf []float64
 	value    Value
@@ -180,6 +181,7 @@ func New(cfg Config) *Searcher {
 	cfg.Threads = min(max(cfg.Threads, 1), MaxThreads)
 	s := &Searcher{cfg: cfg, tt: newTable(cfg.TTBits, cfg.TTAgeWeight), vcf: patterns.NewVCFTable(cfg.VCFTableBits)}
 	s.vct.vcfNodes, s.vct.vcfDepth = cfg.VCTVCFNodes, cfg.VCTVCFDepth
+	s.prover = newProofSearch(&cfg)
 	return s
 }
 

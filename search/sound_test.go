@@ -30,8 +30,9 @@ import (
 // board's hash and the plies they were checked within.
 type proofChecker struct {
 	oracle *Searcher
-	nodes  int64 // the oracle's node budget a call
-	calls  int   // oracle calls left for the current claim
+	proof  map[uint64]pnEntry // a proof search's proven positions, consulted first (provenMoves)
+	nodes  int64              // the oracle's node budget a call
+	calls  int                // oracle calls left for the current claim
 	won    map[uint64]int
 	lost   map[uint64]int
 }
@@ -131,6 +132,9 @@ func (c *proofChecker) propose(pos *patterns.Position, n int) gomoku.Point {
 	if line, ok, _ := patterns.VCF(pos, me, patterns.Limits{MaxDepth: (n - 1) / 2, MaxNodes: int(c.nodes)}); ok {
 		return line[0]
 	}
+	if e, ok := c.proof[pos.Board().Hash()]; ok && int(e.plies) <= n && e.move.Valid() && pos.Board().At(e.move) == gomoku.Empty {
+		return e.move
+	}
 	s := c.oracle
 	res, err := s.Search(context.Background(), pos, Limits{Nodes: c.nodes})
 	if k := MatePlies(res.Score); err == nil && k > 0 && k <= n {
@@ -156,7 +160,17 @@ func (c *proofChecker) propose(pos *patterns.Position, n int) gomoku.Point {
 // a win in n plies (every answer to res.Move loses within n − 1) or a
 // loss in n (every move loses within n). s is the oracle.
 func verifyClaim(s *Searcher, pos *patterns.Position, res Result, nodes int64) (win, ok bool) {
-	c := newProofChecker(s, nodes, 2000)
+	return verifyClaimCalls(s, pos, res, nodes, 2000)
+}
+
+// verifyClaimCalls is verifyClaim with at most calls oracle calls. For a
+// claim of the proof search, the oracle first proposes the moves of its
+// proof (s's last).
+func verifyClaimCalls(s *Searcher, pos *patterns.Position, res Result, nodes int64, calls int) (win, ok bool) {
+	c := newProofChecker(s, nodes, calls)
+	if claimSource(res) == "proof" {
+		c.proof = s.prover.provenMoves()
+	}
 	n := MatePlies(res.Score)
 	if n < 0 {
 		return c.refuted(pos, -n)
@@ -167,7 +181,7 @@ func verifyClaim(s *Searcher, pos *patterns.Position, res Result, nodes int64) (
 }
 
 // claimSource names where res's mate score came from: "rule", "VCF",
-// "VCT" or "search" (the alpha-beta).
+// "VCT", "proof" (the proof-number search) or "search" (the alpha-beta).
 func claimSource(res Result) string {
 	switch {
 	case res.Depth > 0:
@@ -176,6 +190,8 @@ func claimSource(res Result) string {
 		return "VCF"
 	case strings.Contains(res.Reason, "(VCT)"):
 		return "VCT"
+	case strings.Contains(res.Reason, "(proof-number search)"):
+		return "proof"
 	}
 	return "rule"
 }
@@ -297,7 +313,7 @@ var measured = []struct {
 
 // gomocupPosition plays moves, "x,y" Gomocup coordinates, from the empty
 // board.
-func gomocupPosition(t *testing.T, moves string) *patterns.Position {
+func gomocupPosition(t testing.TB, moves string) *patterns.Position {
 	t.Helper()
 	pos := patterns.NewPosition(gomoku.Options{})
 	for _, f := range strings.Fields(moves) {
