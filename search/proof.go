@@ -59,6 +59,7 @@ type proofSearch struct {
 	threat  map[uint64]pnThreat // defender positions under a VCF threat
 	kidBuf  []pnKid
 	lineBuf []gomoku.Point
+	key     proofKey // what the tables hold
 	vcfLine [2 * 64]gomoku.Point
 }
 
@@ -119,11 +120,24 @@ func won(plies int, move gomoku.Point) pnEntry {
 	return e
 }
 
+// proofKey is what a table's entries hold for: the attacker and the
+// board's options (a ply limit changes what wins).
+type proofKey struct {
+	a    gomoku.Player
+	opts gomoku.Options
+}
+
+// forget makes the next run start from empty tables.
+func (s *proofSearch) forget() { s.key = proofKey{} }
+
 // run proves a win for side, to move on pos, within maxNodes; stop, if not
 // nil, is polled. It returns the winning line (at each defender node the
 // answer whose win the proof found longest; to the five), the bound in
 // plies on the win's length against every defence (0: no win proved) and
-// the nodes used. pos is restored.
+// the nodes used. pos is restored. The tables start empty, unless they
+// already prove pos won for side (a position of the last proof: the game
+// went on along it), so that a win once announced is followed through
+// whatever the budget.
 func (s *proofSearch) run(pos *patterns.Position, side gomoku.Player, maxNodes int, vcf *patterns.VCFTable, stop func() bool) ([]gomoku.Point, int, int) {
 	s.pos, s.a, s.d, s.vcf, s.stop = pos, side, side.Other(), vcf, stop
 	s.nodes, s.maxNodes, s.nextPoll, s.cut = 0, maxNodes, 0, false
@@ -131,10 +145,14 @@ func (s *proofSearch) run(pos *patterns.Position, side gomoku.Player, maxNodes i
 	if s.tt == nil {
 		s.tt, s.kids, s.threat = map[uint64]pnEntry{}, map[uint64]pnSpan{}, map[uint64]pnThreat{}
 	}
-	clear(s.tt)
-	clear(s.kids)
-	clear(s.threat)
-	s.kidBuf, s.lineBuf = s.kidBuf[:0], s.lineBuf[:0]
+	key := proofKey{side, pos.Board().Options()}
+	if e, ok := s.tt[pos.Board().Hash()]; !ok || e.pn != 0 || s.key != key {
+		clear(s.tt)
+		clear(s.kids)
+		clear(s.threat)
+		s.kidBuf, s.lineBuf = s.kidBuf[:0], s.lineBuf[:0]
+	}
+	s.key = key
 	if pos.Board().Over() {
 		return nil, 0, 0
 	}

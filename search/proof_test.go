@@ -136,7 +136,7 @@ func TestProofsVerified(t *testing.T) {
 		line, plies, n := ps.run(pos, pos.Board().ToMove(), 100_000, patterns.NewVCFTable(14), nil)
 		nodes += n
 		if plies == 0 || !ps.usedQuiet() {
-			t.Errorf("position %d: proved in %d plies (quiet moves: %v), %d nodes\n%s", i+1, plies, plies > 0 && ps.usedQuiet(), n, history(pos))
+			t.Errorf("position %d: proved in %d plies (quiet moves: %v), %d nodes (after a change of the proof search's knobs, rebuild the file: -update-quiet-wins)\n%s", i+1, plies, plies > 0 && ps.usedQuiet(), n, history(pos))
 			continue
 		}
 		if why := refereeLine(pos.Board(), line); why != "" || len(line) != plies {
@@ -293,6 +293,7 @@ func TestProofPollsStop(t *testing.T) {
 		last = p
 	}
 	calls := 0
+	ps.forget() // else the kept proof answers at once
 	_, plies, n2 := ps.run(pos, pos.Board().ToMove(), 1_000_000, patterns.NewVCFTable(14), func() bool { calls++; return calls == 3 })
 	if plies > 0 || calls != 3 || n2 >= n {
 		t.Errorf("stopped at the third poll: win in %d, %d polls, %d of %d nodes", plies, calls, n2, n)
@@ -311,6 +312,7 @@ func BenchmarkProof(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		vcf.Clear()
+		ps.forget()
 		_, plies, n := ps.run(pos, pos.Board().ToMove(), cfg.RootProof, vcf, nil)
 		if plies == 0 {
 			b.Fatal("position 3 not proved")
@@ -318,4 +320,31 @@ func BenchmarkProof(b *testing.B) {
 		nodes += n
 	}
 	b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
+}
+
+// TestProofKept: after proving position 3 of the measured positions, the
+// position two plies on along the proof's line (the win, the longest
+// answer) is proved from the kept tables without a node, its win two
+// plies shorter at most; a search for the other side after the win
+// starts from empty tables and proves nothing (it has lost).
+func TestProofKept(t *testing.T) {
+	cfg := DefaultConfig()
+	vcf := patterns.NewVCFTable(14)
+	pos := gomocupPosition(t, measured[2].moves)
+	me := pos.Board().ToMove()
+	ps := newProofSearch(&cfg)
+	line, plies, _ := ps.run(pos, me, cfg.RootProof, vcf, nil)
+	if plies == 0 {
+		t.Fatal("position 3 not proved")
+	}
+	pos.Play(line[0])
+	pos.Play(line[1])
+	_, next, n := ps.run(pos, me, cfg.RootProof, vcf, nil)
+	if next == 0 || next > plies-2 || n != 0 {
+		t.Errorf("after %v %v: a win in %d (%d nodes), want at most %d from the kept tables", line[0], line[1], next, n, plies-2)
+	}
+	pos.Undo()
+	if _, other, n := ps.run(pos, me.Other(), cfg.RootProof, vcf, nil); other != 0 || n == 0 {
+		t.Errorf("after %v the loser proves a win in %d (%d nodes)", line[0], other, n)
+	}
 }

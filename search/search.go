@@ -231,6 +231,7 @@ func (s *Searcher) Threads() int { return s.cfg.Threads }
 // Clear forgets the transposition tables and move statistics (a new game).
 func (s *Searcher) Clear() {
 	s.tt.clear()
+	s.prover.forget()
 	for _, t := range append([]*Searcher{s}, s.helpers...) {
 		t.vcf.Clear()
 		t.history = [2][gomoku.NumCells]int32{}
