@@ -60,6 +60,26 @@ type Config struct {
 	// Unmeasured.
 	ThreatShare      int
 	ThreatNodesPerMS int
+	// RootProof bounds the root's proof-number search (proof.go: threats
+	// and quiet moves that threaten a VCF, tried after the VCF and the
+	// VCT), in nodes (0: off). It runs in searches with a node limit or a
+	// clock (not in those bounded by depth alone, such as the bench): a
+	// node-limited search gives it at most 1/ThreatShare of its nodes, a
+	// timed one at most 1/ThreatShare of its time left (it is stopped
+	// there). It is not started with a budget under ProofMinNodes (in a
+	// timed search: the time's share at ThreatNodesPerMS), too small to
+	// prove what the VCT cannot. TUNING.md: "A proof-number search at the
+	// root".
+	RootProof, ProofMinNodes int
+	// ProofVCFNodes and ProofVCFDepth bound each VCF the proof search
+	// tries (at every attacker node, and after each quiet move);
+	// ProofThreePN and ProofQuietPN are the starting proof numbers of a
+	// three and of the quiet moves not yet generated, ProofForcedPN what a
+	// forced reply adds (see proofSearch). TUNING.md: "A proof-number
+	// search at the root".
+	ProofVCFNodes, ProofVCFDepth int
+	ProofThreePN, ProofQuietPN   int
+	ProofForcedPN                int
 	// LineNodes bounds the searches that complete a won line to the five
 	// (Result.PV; see mateLine). Not strength: the move is chosen before.
 	LineNodes int
@@ -150,6 +170,8 @@ func DefaultConfig() Config {
 		RootVCF: 50000, RootVCT: 40000, RootVCFDepth: 30, VCTDepth: 10,
 		VCTVCFNodes: 2000, VCTVCFDepth: 20,
 		ThreatShare: 4, ThreatNodesPerMS: 400,
+		RootProof: 1_000_000, ProofMinNodes: 5000,
+		ProofVCFNodes: 20, ProofVCFDepth: 20, ProofThreePN: 2, ProofQuietPN: 10, ProofForcedPN: 1,
 		LineNodes:    20_000,
 		OneMoveDepth: 2,
 		LMRDepth:     3, LMRMove: 3, LMRMinMoves: 4, LMRQuiet: 40, LMRDeepDepth: 5, LMRDeepMove: 8,
@@ -194,6 +216,13 @@ var options = []Option{
 	intOpt("vctvcfdepth", "attacking moves of each VCF inside the VCT", 1, 64, func(c *Config) *int { return &c.VCTVCFDepth }),
 	intOpt("threatshare", "a root threat search's share of the nodes or time is 1/N", 1, 1<<20, func(c *Config) *int { return &c.ThreatShare }),
 	intOpt("threatnodesperms", "the threat searches' speed assumed, nodes a millisecond", 1, 1<<20, func(c *Config) *int { return &c.ThreatNodesPerMS }),
+	intOpt("rootproof", "nodes of the root's proof-number search (0: none)", 0, 1<<30, func(c *Config) *int { return &c.RootProof }),
+	intOpt("proofminnodes", "least budget the root's proof search is started with", 0, 1<<30, func(c *Config) *int { return &c.ProofMinNodes }),
+	intOpt("proofvcfnodes", "nodes of each VCF inside the proof search", 1, 1<<30, func(c *Config) *int { return &c.ProofVCFNodes }),
+	intOpt("proofvcfdepth", "attacking moves of each VCF inside the proof search", 1, 64, func(c *Config) *int { return &c.ProofVCFDepth }),
+	intOpt("proofthreepn", "starting proof number of a three in the proof search", 1, 1000, func(c *Config) *int { return &c.ProofThreePN }),
+	intOpt("proofquietpn", "starting proof number of the quiet moves in the proof search", 1, 1000, func(c *Config) *int { return &c.ProofQuietPN }),
+	intOpt("proofforcedpn", "proof number a forced reply adds in the proof search", 0, 1000, func(c *Config) *int { return &c.ProofForcedPN }),
 	intOpt("linenodes", "nodes to complete a won line", 0, 1<<30, func(c *Config) *int { return &c.LineNodes }),
 	intOpt("onemovedepth", "iterations of a root with one move", 1, MaxDepth, func(c *Config) *int { return &c.OneMoveDepth }),
 	boolOpt("lmr", "late-move reductions (1 on, 0 off)", func(c *Config) *bool { return &c.NoLMR }, true),

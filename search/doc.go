@@ -18,9 +18,12 @@
 // # What it does
 //
 // At the root: a five, a forced block, an open four, then a VCF (victory by
-// continuous fours, patterns.VCF) and a VCT (continuous fours and threes,
-// every defence of the opponent tried, counter-fours included) are tried
-// first, each returning a winning line. Then alpha-beta, depth 1, 2, ...:
+// continuous fours, patterns.VCF), a VCT (continuous fours and threes,
+// every defence of the opponent tried, counter-fours included) and a
+// proof-number search (proof.go: fours, threes and quiet moves after
+// which the side would win by a VCF; against such a threat the opponent
+// tries every move that could refute it) are tried first, each returning
+// a winning line. Then alpha-beta, depth 1, 2, ...:
 // every node ends the game or narrows the moves from the threat classes
 // kept by patterns.Position — our five wins; their five-point must be
 // blocked (a chain of such blocks extends the search); our open-four point
@@ -40,7 +43,10 @@
 // stones. When each of the few ranked moves a node kept loses, the rest
 // are searched too, until one does not lose (or all do: then the node is
 // lost, and its score is the longest loss). A win that needs more stones
-// than the board's ply limit leaves is a draw. TestAnnouncedWinsSound
+// than the board's ply limit leaves is a draw. The threat searches' wins
+// hold against every defence: the opponent's moves they leave out are
+// shown not to matter (for a VCF threat, vcfDefences; its slow twin is
+// TestVCFDefencesTwin). TestAnnouncedWinsSound
 // checks every win and loss announced in 2,000 positions of seeded games
 // with a full-width twin, to the claim's full length.
 //

@@ -59,7 +59,9 @@ func (s *Searcher) byRule() (Result, bool) {
 
 // byThreats settles the root when the side to move wins by continuous
 // fours (VCF) or, failing that, by continuous threats (VCT), each within
-// its node budget (see threatBudgets).
+// its node budget (see threatBudgets), or, failing both, by threats and
+// quiet moves that threaten a VCF (the proof-number search, within
+// proofBudget).
 func (s *Searcher) byThreats() (Result, bool) {
 	p, me := s.pos, s.pos.Board().ToMove()
 	vcfNodes, vctNodes := s.threatBudgets()
@@ -82,7 +84,43 @@ func (s *Searcher) byThreats() (Result, bool) {
 				Reason: fmt.Sprintf("wins by continuous threats (VCT) in %d", plies)}, true
 		}
 	}
+	if nodes, until := s.proofBudget(); nodes > 0 && !s.stopped() {
+		stop := func() bool { return s.timeUp() || s.clk.on && time.Now().After(until) }
+		line, plies, n := s.prover.run(p, me, nodes, s.vcf, stop)
+		s.nodes += int64(n)
+		if plies > 0 {
+			return Result{Move: line[0], Score: Mate - plies, PV: line,
+				Reason: fmt.Sprintf("wins by threats (proof-number search) in %d", plies)}, true
+		}
+	}
 	return Result{}, false
+}
+
+// proofBudget is the root proof search's node budget and, in a timed
+// search, the time it stops at: Config.RootProof, cut to a share
+// (Config.ThreatShare) of a node limit, and stopped at that share of the
+// time left; none in a search bounded by depth alone, nor when the budget
+// (in a timed search, the time's share at Config.ThreatNodesPerMS) is
+// under Config.ProofMinNodes.
+func (s *Searcher) proofBudget() (nodes int, until time.Time) {
+	c := &s.cfg
+	nodes = c.RootProof
+	if s.lim.Nodes > 0 {
+		nodes = min(nodes, int(s.lim.Nodes/int64(c.ThreatShare)))
+	}
+	if s.clk.on {
+		left := time.Until(s.clk.deadline)
+		until = time.Now().Add(left / time.Duration(c.ThreatShare))
+		if int(max(left.Milliseconds(), 0))*c.ThreatNodesPerMS/c.ThreatShare < c.ProofMinNodes {
+			return 0, until
+		}
+	} else if s.lim.Nodes == 0 && s.lim.Depth > 0 {
+		return 0, until
+	}
+	if nodes < c.ProofMinNodes {
+		return 0, until
+	}
+	return nodes, until
 }
 
 // threatBudgets are the root's VCF and VCT node budgets: the configured

@@ -117,6 +117,7 @@ type Searcher struct {
 	tt       *table // shared by the threads
 	vcf      *patterns.VCFTable
 	vct      vctSearch
+	prover   proofSearch
 	prior    Prior
 	priorBuf []float64
 	value    Value
@@ -180,6 +181,7 @@ func New(cfg Config) *Searcher {
 	cfg.Threads = min(max(cfg.Threads, 1), MaxThreads)
 	s := &Searcher{cfg: cfg, tt: newTable(cfg.TTBits, cfg.TTAgeWeight), vcf: patterns.NewVCFTable(cfg.VCFTableBits)}
 	s.vct.vcfNodes, s.vct.vcfDepth = cfg.VCTVCFNodes, cfg.VCTVCFDepth
+	s.prover = newProofSearch(&cfg)
 	return s
 }
 
@@ -229,6 +231,7 @@ func (s *Searcher) Threads() int { return s.cfg.Threads }
 // Clear forgets the transposition tables and move statistics (a new game).
 func (s *Searcher) Clear() {
 	s.tt.clear()
+	s.prover.forget()
 	for _, t := range append([]*Searcher{s}, s.helpers...) {
 		t.vcf.Clear()
 		t.history = [2][gomoku.NumCells]int32{}

@@ -30,8 +30,9 @@ import (
 // board's hash and the plies they were checked within.
 type proofChecker struct {
 	oracle *Searcher
-	nodes  int64 // the oracle's node budget a call
-	calls  int   // oracle calls left for the current claim
+	proof  map[uint64]pnEntry // a proof search's proven positions, consulted first (provenMoves)
+	nodes  int64              // the oracle's node budget a call
+	calls  int                // oracle calls left for the current claim
 	won    map[uint64]int
 	lost   map[uint64]int
 }
@@ -131,6 +132,9 @@ func (c *proofChecker) propose(pos *patterns.Position, n int) gomoku.Point {
 	if line, ok, _ := patterns.VCF(pos, me, patterns.Limits{MaxDepth: (n - 1) / 2, MaxNodes: int(c.nodes)}); ok {
 		return line[0]
 	}
+	if e, ok := c.proof[pos.Board().Hash()]; ok && int(e.plies) <= n && e.move.Valid() && pos.Board().At(e.move) == gomoku.Empty {
+		return e.move
+	}
 	s := c.oracle
 	res, err := s.Search(context.Background(), pos, Limits{Nodes: c.nodes})
 	if k := MatePlies(res.Score); err == nil && k > 0 && k <= n {
@@ -156,7 +160,17 @@ func (c *proofChecker) propose(pos *patterns.Position, n int) gomoku.Point {
 // a win in n plies (every answer to res.Move loses within n − 1) or a
 // loss in n (every move loses within n). s is the oracle.
 func verifyClaim(s *Searcher, pos *patterns.Position, res Result, nodes int64) (win, ok bool) {
-	c := newProofChecker(s, nodes, 2000)
+	return verifyClaimCalls(s, pos, res, nodes, 2000)
+}
+
+// verifyClaimCalls is verifyClaim with at most calls oracle calls. For a
+// claim of the proof search, the oracle first proposes the moves of its
+// proof (s's last).
+func verifyClaimCalls(s *Searcher, pos *patterns.Position, res Result, nodes int64, calls int) (win, ok bool) {
+	c := newProofChecker(s, nodes, calls)
+	if claimSource(res) == "proof" {
+		c.proof = s.prover.provenMoves()
+	}
 	n := MatePlies(res.Score)
 	if n < 0 {
 		return c.refuted(pos, -n)
@@ -167,7 +181,7 @@ func verifyClaim(s *Searcher, pos *patterns.Position, res Result, nodes int64) (
 }
 
 // claimSource names where res's mate score came from: "rule", "VCF",
-// "VCT" or "search" (the alpha-beta).
+// "VCT", "proof" (the proof-number search) or "search" (the alpha-beta).
 func claimSource(res Result) string {
 	switch {
 	case res.Depth > 0:
@@ -176,20 +190,26 @@ func claimSource(res Result) string {
 		return "VCF"
 	case strings.Contains(res.Reason, "(VCT)"):
 		return "VCT"
+	case strings.Contains(res.Reason, "(proof-number search)"):
+		return "proof"
 	}
 	return "rule"
 }
 
 // TestAnnouncedWinsSound: in seeded games of the engine against itself
 // and against the pattern filter (2,000 positions searched; 400 with
-// -short), at 2,000 to 8,000 nodes a move, half of them with the root
-// threat searches off (so that the alpha-beta announces the wins itself)
-// and one in five with a ply limit that ends the game mid-fight, every
-// win and loss the engine announces — by a rule, the root VCF or VCT, or
-// a mate score of the alpha-beta — is verified by proofChecker to the
-// full length of the claim, and every announced win carries its line to
-// the five (refereed by gomoku). Claims the checker cannot settle within
-// its budget are counted and must be few. It fails on the engine before
+// -short), at 2,000 to 8,000 nodes a move, a quarter of the games with
+// the root VCF and VCT off (so that the alpha-beta announces the wins
+// itself), a quarter with them off and the proof search on at these small
+// budgets (it announces the wins of threats itself), a quarter with the
+// proof search after them at these budgets (below Config.ProofMinNodes
+// it does not run by default), and one in five with a ply limit that
+// ends the game mid-fight, every win and loss the engine announces — by a
+// rule, the root VCF, VCT or proof search, or a mate score of the
+// alpha-beta; the log line counts each kind — is verified by proofChecker
+// to the full length of the claim, and every announced win carries its
+// line to the five (refereed by gomoku). Claims the checker cannot settle
+// within its budget are counted and must be few. It fails on the engine before
 // these checks were made sound (commit 63e2c95): 5 of its alpha-beta
 // wins, 2 of its losses and 22 of its VCT lengths are refuted, none of
 // its 172 alpha-beta wins has its line, and the first game with a ply
@@ -218,8 +238,13 @@ func announcedWinsSound(t *testing.T, rule gomoku.Rule, positions int) {
 		games++
 		budget := int64(2000 << (games % 3))
 		cfg := DefaultConfig()
-		if games%4 >= 2 {
+		switch games % 4 {
+		case 1: // the proof search after the VCF and the VCT, at these small budgets too
+			cfg.ProofMinNodes = 0
+		case 2: // the alpha-beta announces the wins
 			cfg.RootVCF, cfg.RootVCT = 0, 0
+		case 3: // the proof search announces those of threats too
+			cfg.RootVCF, cfg.RootVCT, cfg.ProofMinNodes = 0, 0, 0
 		}
 		engines := [2]*Searcher{New(cfg), nil}
 		if games%2 == 0 {
@@ -297,7 +322,7 @@ var measured = []struct {
 
 // gomocupPosition plays moves, "x,y" Gomocup coordinates, from the empty
 // board.
-func gomocupPosition(t *testing.T, moves string) *patterns.Position {
+func gomocupPosition(t testing.TB, moves string) *patterns.Position {
 	t.Helper()
 	pos := patterns.NewPosition(gomoku.Options{})
 	for _, f := range strings.Fields(moves) {
@@ -312,27 +337,30 @@ func gomocupPosition(t *testing.T, moves string) *patterns.Position {
 	return pos
 }
 
-// TestMeasuredPositions: at 100,000 nodes the engine wins the first two
-// positions, with a move the full-width checker verifies and a line
-// gomoku's referee accepts. In the third it plays 11,8, a four that wins
-// (11,8 10,7 6,4 5,4 …: a proof-number search of threes, fours and quiet
-// moves that threaten a VCF proved it in 1.09 million nodes, and the
-// full-width checker verified that proof), but it cannot prove the win
-// (after 6,4 8,4 no continuation of threes and fours alone wins: quiet
-// moves are needed) and announces none. The old engine announced wins
-// with the losing moves 7,11, 4,8 and 7,5.
+// TestMeasuredPositions: at 1,000,000 nodes the engine wins all three
+// positions, each with a move the full-width checker verifies and a line
+// gomoku's referee accepts, announced by the root's proof-number search
+// (a quarter of the nodes, 250,000; the VCF and the VCT find nothing).
+// The third needs it: after 6,4 8,4 no continuation of threes and fours
+// alone wins (quiet moves that threaten a VCF are needed), so neither the
+// VCT nor the alpha-beta can prove it; before the proof search the engine
+// played 11,8 there, a four that wins, and announced nothing. The old
+// engine announced wins with the losing moves 7,11, 4,8 and 7,5.
 func TestMeasuredPositions(t *testing.T) {
-	want := []string{"wins", "wins", "no claim"}
-	wantMove := []string{"8,11", "2,10", "11,8"}
+	want := []string{"wins", "wins", "wins"}
+	wantMove := []string{"5,9", "2,10", "6,4"}
 	for i, m := range measured {
 		pos := gomocupPosition(t, m.moves)
 		s := New(DefaultConfig())
-		res, err := s.Search(context.Background(), pos, Limits{Nodes: 100_000})
+		res, err := s.Search(context.Background(), pos, Limits{Nodes: 1_000_000})
 		if err != nil {
 			t.Fatal(err)
 		}
 		move := fmt.Sprintf("%d,%d", res.Move.X(), res.Move.Y())
-		t.Logf("position %d: %s (%s), line %v", i+1, move, res.Reason, res.PV)
+		t.Logf("position %d: %s (%s, %d nodes), line %v", i+1, move, res.Reason, res.Nodes, res.PV)
+		if src := claimSource(res); src != "proof" {
+			t.Errorf("position %d: claimed by %s, want the proof search", i+1, src)
+		}
 		if move != wantMove[i] {
 			t.Errorf("position %d: %s, want %s (the old engine lost with %s)", i+1, move, wantMove[i], m.lost)
 		}

@@ -147,18 +147,24 @@ func vctMatchesExhaustive(t *testing.T, positions []*patterns.Position, want int
 }
 
 // TestSearchLinesRefereed: every winning line Search returns (by rule,
-// VCF, VCT or the alpha-beta, whose principal variation mateLine carries
-// on to the five) is replayed and judged by gomoku, under both rules; the
-// lines are as long as the wins they announce.
+// VCF, VCT, the proof search or the alpha-beta, whose principal variation
+// mateLine carries on to the five) is replayed and judged by gomoku,
+// under both rules; the lines are as long as the wins they announce.
+// Every other position is searched without the proof search, which
+// would take over most of the alpha-beta's wins; each of the two
+// announces some.
 func TestSearchLinesRefereed(t *testing.T) {
 	t.Run("freestyle", func(t *testing.T) { searchLinesRefereed(t, randomPositions(12, 160, 8, 40), 30, 10) })
 	t.Run("standard", func(t *testing.T) { searchLinesRefereed(t, rulePositions(gomoku.Standard, 14, 100, 8, 40), 15, 5) })
 }
 
 func searchLinesRefereed(t *testing.T, positions []*patterns.Position, want, wantSearch int) {
-	s := New(DefaultConfig())
-	checked, bySearch := 0, 0
+	noProof := DefaultConfig()
+	noProof.RootProof = 0
+	engines := [2]*Searcher{New(DefaultConfig()), New(noProof)}
+	checked, bySearch, byProof := 0, 0, 0
 	for i, pos := range positions {
+		s := engines[i%2] // the proof search takes over some of the alpha-beta's wins: without it on every other
 		res, err := s.Search(context.Background(), pos, Limits{Nodes: 20000})
 		if err != nil {
 			t.Fatal(err)
@@ -170,16 +176,19 @@ func searchLinesRefereed(t *testing.T, positions []*patterns.Position, want, wan
 			t.Fatalf("position %d (%s): line %v: %s\n%s", i, res.Reason, res.PV, why, pos.Board())
 		}
 		checked++
-		if res.Depth > 0 {
+		switch claimSource(res) {
+		case "search":
 			bySearch++
+		case "proof":
+			byProof++
 		}
 		if len(res.PV) != MatePlies(res.Score) {
 			t.Fatalf("position %d (%s): score says a win in %d, line has %d plies", i, res.Reason, MatePlies(res.Score), len(res.PV))
 		}
 	}
-	t.Logf("%d won positions, %d by the alpha-beta", checked, bySearch)
-	if checked < want || bySearch < wantSearch {
-		t.Fatalf("only %d won positions (%d by the alpha-beta), want %d (%d)", checked, bySearch, want, wantSearch)
+	t.Logf("%d won positions, %d by the alpha-beta, %d by the proof search", checked, bySearch, byProof)
+	if checked < want || bySearch < wantSearch || byProof < wantSearch {
+		t.Fatalf("only %d won positions (%d by the alpha-beta, %d by the proof search), want %d (%d each)", checked, bySearch, byProof, want, wantSearch)
 	}
 }
 

@@ -49,7 +49,7 @@ type slot struct {
 func newEngines(cfg Config) *engines {
 	e := &engines{slots: make(chan *slot, cfg.MaxSearches), maxQueue: int64(cfg.MaxQueue), nice: cfg.Nice}
 	deep := search.DefaultConfig()
-	deep.RootVCF, deep.RootVCT = 0, 0
+	deep.RootVCF, deep.RootVCT, deep.RootProof = 0, 0, 0
 	for range cfg.MaxSearches {
 		e.slots <- &slot{full: search.New(search.DefaultConfig()), deep: search.New(deep)}
 	}
