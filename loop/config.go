@@ -130,9 +130,11 @@ func DefaultConfig() Config {
 		ValueSet: policy.ValueFeatureSet, ValueTarget: 1, ScaleByGen: true,
 		ValueScale: search.DefaultConfig().ValueScale,
 		GateNodes:  3000,
-		// A finer gate than +40 Elo: a network generation's step is
-		// smaller, and at 3,000 nodes a game costs little.
-		Gate:        Gate{MaxGames: 1000, MinPairs: 30, Elo0: 0, Elo1: 20},
+		// A finer gate than +40 Elo over 600 games: a network
+		// generation's step is smaller (+10 to +20 Elo), and at 3,000
+		// nodes a game costs little (4,000 games in about 4 minutes on
+		// 2 cores).
+		Gate:        Gate{MaxGames: 4000, MinPairs: 30, Elo0: 0, Elo1: 20},
 		AnchorGames: 200,
 		Workers:     2,
 	}
