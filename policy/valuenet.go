@@ -26,7 +26,7 @@ import (
 //
 // The network sums a learned vector per kind and threat mask, so a
 // position costs a scan of the board and one vector a distinct kind
-// (ValueNetColumns).
+// (NetRow).
 const ValueFeatureSet3 = 3
 
 // ValueFeatureSet is the set the learning loop fits by default: the
@@ -85,14 +85,6 @@ func init() {
 		}
 		cellKind[combo] = kind[s[0]][s[1]][s[2]][s[3]]
 	}
-}
-
-// CellKind is the kind of empty cell q for side (0: side makes no shape
-// there, or q holds a stone).
-func CellKind(pos *patterns.Position, q gomoku.Point, side gomoku.Player) int {
-	c := pos.Codes(q)
-	i := side - 1
-	return int(cellKind[int(c[0][i])+10*int(c[1][i])+100*int(c[2][i])+1000*int(c[3][i])])
 }
 
 // ThreatMask is the bits of the threats each side has, for the mover me:
@@ -221,8 +213,8 @@ func ValueFromNet(n *mlp.Model) (*ValueModel, error) {
 	return &ValueModel{Net: n, Rule: rule, Set: ValueFeatureSet3}, nil
 }
 
-// netValue is a Valuer's evaluation of a value network: the row's kinds
-// added to the network's accumulator as the scan counts them.
+// netValue is a Valuer's evaluation of a value network: the position's
+// row (Fill) added to the network's accumulator.
 type netValue struct {
 	acc *mlp.Acc
 	row NetRow
@@ -230,18 +222,10 @@ type netValue struct {
 
 func (v *netValue) value(pos *patterns.Position) float64 {
 	r := &v.row
-	me := pos.Board().ToMove()
-	r.Cols = r.Cols[:0]
-	r.scan(pos, me)
-	ValueFeaturesOf(ValueFeatureSet2, r.f2[:], pos)
-	for j, x := range r.f2 {
-		r.Dense[j] = float32(x)
-	}
+	r.Fill(pos)
 	v.acc.Start(r.Dense[:])
-	for _, c := range r.Cols {
-		v.acc.Add(int(c), float32(r.count[c]))
-		r.count[c] = 0
+	for j, c := range r.Cols {
+		v.acc.Add(int(c), r.Counts[j])
 	}
-	v.acc.Add(colThreatMasks+ThreatMask(pos, me), 1)
 	return v.acc.Prob()
 }
