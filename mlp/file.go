@@ -12,18 +12,18 @@ import (
 	"ocvist/internal/binfile"
 )
 
-// The model file, version 1, in binfile's envelope (magic "OCVMLPNT"). All
+// The model file, version 2, in binfile's envelope (magic "OCVMLPNT"). All
 // integers and floats are little-endian. The payload:
 //
 //	sparse, dense, hidden   uint32
 //	meta     uint32 M, then M pairs of (uint32 length, key bytes), (uint32
 //	         length, value bytes), keys non-empty and strictly ascending
 //	config   uint32 Epochs, Batch, Shards; float64 LearningRate, L2;
-//	         int64 Seed
+//	         int64 Seed; uint32 flags (bit 0: Anneal)
 //	weights  float32: S (sparse × hidden, row by row), D (dense × hidden),
 //	         b1 (hidden), μ (dense), σ (dense), W2 (hidden), b2
 const (
-	formatVersion = 1
+	formatVersion = 2
 	magic         = "OCVMLPNT"
 	maxPayload    = 1 << 32
 )
@@ -45,7 +45,7 @@ const Magic = magic
 // depend only on the model: two fits of the same rows and Config save
 // identical files.
 func (m *Model) Save(w io.Writer) error {
-	n := 12 + binfile.MetaSize(m.meta) + 36 + 4*(len(m.s)+len(m.d)+len(m.b1)+len(m.mu)+len(m.sd)+len(m.w2)+1)
+	n := 12 + binfile.MetaSize(m.meta) + 40 + 4*(len(m.s)+len(m.d)+len(m.b1)+len(m.mu)+len(m.sd)+len(m.w2)+1)
 	b := binfile.Begin(magic, formatVersion, n)
 	le := binary.LittleEndian
 	for _, v := range []int{m.sparse, m.dense, m.hidden} {
@@ -59,6 +59,11 @@ func (m *Model) Save(w io.Writer) error {
 	b = le.AppendUint64(b, math.Float64bits(c.LearningRate))
 	b = le.AppendUint64(b, math.Float64bits(c.L2))
 	b = le.AppendUint64(b, uint64(c.Seed))
+	flags := uint32(0)
+	if c.Anneal {
+		flags |= flagAnneal
+	}
+	b = le.AppendUint32(b, flags)
 	for _, v := range [][]float32{m.s, m.d, m.b1, m.mu, m.sd, m.w2, m.b2} {
 		b = binfile.AppendFloat32s(b, v)
 	}
@@ -73,11 +78,11 @@ func (m *Model) Save(w io.Writer) error {
 // inconsistent one an error wrapping ErrCorrupt. Load never panics on bad
 // input and does not read past the end of the model.
 func Load(r io.Reader) (*Model, error) {
-	_, payload, err := binfile.Load(r, fileFormat)
+	version, payload, err := binfile.Load(r, fileFormat)
 	if err != nil {
 		return nil, err
 	}
-	m, err := decode(payload)
+	m, err := decode(payload, version)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
@@ -85,10 +90,14 @@ func Load(r io.Reader) (*Model, error) {
 }
 
 // fileFormat is the network file for binfile.Load.
-var fileFormat = binfile.Format{Magic: magic, Versions: []uint32{formatVersion}, MaxPayload: maxPayload,
+var fileFormat = binfile.Format{Magic: magic, Versions: []uint32{1, formatVersion}, MaxPayload: maxPayload,
 	Pkg: "mlp", What: "network model", Corrupt: ErrCorrupt, BadVersion: ErrFormatVersion}
 
-func decode(p []byte) (*Model, error) {
+// flagAnneal is the flags' bit of Config.Anneal.
+const flagAnneal = 1
+
+// decode reads a payload of version 1 (no flags) or 2.
+func decode(p []byte, version uint32) (*Model, error) {
 	d := binfile.NewDecoder(p)
 	m := &Model{sparse: int(d.U32()), dense: int(d.U32()), hidden: int(d.U32())}
 	var err error
@@ -101,6 +110,13 @@ func decode(p []byte) (*Model, error) {
 	c.LearningRate = math.Float64frombits(d.U64())
 	c.L2 = math.Float64frombits(d.U64())
 	c.Seed = int64(d.U64())
+	if version >= 2 {
+		flags := d.U32()
+		if flags&^flagAnneal != 0 {
+			return nil, fmt.Errorf("unknown flags %#x", flags)
+		}
+		c.Anneal = flags&flagAnneal != 0
+	}
 	h := uint64(m.hidden)
 	m.s = d.Float32s(uint64(m.sparse) * h)
 	m.d = d.Float32s(uint64(m.dense) * h)

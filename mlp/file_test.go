@@ -22,6 +22,7 @@ import (
 func smallModel(t testing.TB) ([]byte, *Model) {
 	t.Helper()
 	cfg := smallConfig()
+	cfg.Anneal = true
 	cfg.Meta = map[string]string{"rule": "freestyle", "value_feature_set": "3", "empty": ""}
 	m := mustFit(t, randRows(11, 400, 30, 4, 5), cfg)
 	return mustSave(t, m), m
@@ -110,14 +111,18 @@ type layout struct {
 	epochs, batch, shards uint32
 	lr, l2                float64
 	seed                  int64
+	flags                 uint32       // version 2 on
 	weights               [7][]float32 // S, D, b1, μ, σ, W2, b2
 	trailer               []byte       // after the weights
 }
 
 func layoutOf(m *Model) layout {
 	c := m.cfg
-	l := layout{version: 1, sparse: uint32(m.sparse), dense: uint32(m.dense), hidden: uint32(m.hidden),
+	l := layout{version: 2, sparse: uint32(m.sparse), dense: uint32(m.dense), hidden: uint32(m.hidden),
 		epochs: uint32(c.Epochs), batch: uint32(c.Batch), shards: uint32(c.Shards), lr: c.LearningRate, l2: c.L2, seed: c.Seed}
+	if c.Anneal {
+		l.flags = 1
+	}
 	for _, k := range slices.Sorted(maps.Keys(m.meta)) {
 		l.meta = append(l.meta, [2]string{k, m.meta[k]})
 	}
@@ -141,6 +146,9 @@ func (l layout) bytes() []byte {
 	b = le.AppendUint32(le.AppendUint32(le.AppendUint32(b, l.epochs), l.batch), l.shards)
 	b = le.AppendUint64(le.AppendUint64(b, math.Float64bits(l.lr)), math.Float64bits(l.l2))
 	b = le.AppendUint64(b, uint64(l.seed))
+	if l.version >= 2 {
+		b = le.AppendUint32(b, l.flags)
+	}
 	for _, w := range l.weights {
 		for _, x := range w {
 			b = le.AppendUint32(b, math.Float32bits(x))
@@ -158,6 +166,27 @@ func TestFileLayout(t *testing.T) {
 	}
 }
 
+// TestVersion1: a file of version 1 (no flags: made before Config.Anneal)
+// loads as a model fitted without annealing, the same weights; unknown
+// flags are refused.
+func TestVersion1(t *testing.T) {
+	_, m := smallModel(t)
+	l := layoutOf(m)
+	l.version, l.flags = 1, 0
+	got, err := Load(bytes.NewReader(l.bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Config().Anneal || !m.Config().Anneal || !slices.Equal(got.s, m.s) || !slices.Equal(got.w2, m.w2) {
+		t.Errorf("version 1: anneal %v (the model's %v), weights equal %v", got.Config().Anneal, m.Config().Anneal, slices.Equal(got.s, m.s))
+	}
+	l = layoutOf(m)
+	l.flags = 6
+	if _, err := Load(bytes.NewReader(l.bytes())); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "unknown flags 0x6") {
+		t.Errorf("flags 6: %v, want ErrCorrupt, unknown flags", err)
+	}
+}
+
 // TestLoadErrors: a file that is not a network file of this format is
 // refused with an error wrapping ErrCorrupt or ErrFormatVersion, never a
 // panic.
@@ -170,7 +199,7 @@ func TestLoadErrors(t *testing.T) {
 		}
 	})
 	t.Run("ErrFormatVersion", func(t *testing.T) {
-		for _, v := range []uint32{0, 2, math.MaxUint32} {
+		for _, v := range []uint32{0, 3, math.MaxUint32} {
 			l := layoutOf(m)
 			l.version = v
 			if _, err := Load(bytes.NewReader(l.bytes())); !errors.Is(err, ErrFormatVersion) {
@@ -197,7 +226,7 @@ func TestLoadErrors(t *testing.T) {
 			{len(data) / 2, ErrCorrupt, "checksum mismatch"},      // a weight
 			{len(data) - 5, ErrCorrupt, "checksum mismatch"},      // b2
 			{len(data) - 1, ErrCorrupt, "checksum mismatch"},      // the checksum
-			{8, ErrFormatVersion, "version 17 "},
+			{8, ErrFormatVersion, "version 18 "},
 			{15, ErrCorrupt, "truncated"},           // the length, 2^28 bytes more
 			{19, ErrCorrupt, "payload length 1152"}, // the length, 2^60 more
 		} {

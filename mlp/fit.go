@@ -123,6 +123,7 @@ func Fit(ctx context.Context, rows *Rows, cfg Config) (*Model, error) {
 		}
 	}
 	f := newFitter(m, rows, cfg)
+	f.steps = cfg.Epochs * ((rows.Len() + cfg.Batch - 1) / cfg.Batch)
 	order := make([]int32, rows.Len())
 	for i := range order {
 		order[i] = int32(i)
@@ -175,6 +176,7 @@ type fitter struct {
 	// w2, b2) and the step count.
 	ms, vs [5][]float32
 	t      int
+	steps  int // the fit's steps in all (Config.Anneal's schedule)
 	// zd is the dense inputs standardised, row after row.
 	zd []float32
 }
@@ -238,7 +240,11 @@ func (f *fitter) step(idx []int32) {
 		return
 	}
 	f.t++
-	alpha := float32(f.cfg.LearningRate * math.Sqrt(1-math.Pow(beta2, float64(f.t))) / (1 - math.Pow(beta1, float64(f.t))))
+	lr := f.cfg.LearningRate
+	if f.cfg.Anneal {
+		lr *= 1 - float64(f.t-1)/float64(f.steps) // linearly to nothing at the last step
+	}
+	alpha := float32(lr * math.Sqrt(1-math.Pow(beta2, float64(f.t))) / (1 - math.Pow(beta1, float64(f.t))))
 	inv := 1 / wsum
 	l2 := float32(f.cfg.L2)
 	h := f.m.hidden

@@ -70,7 +70,7 @@ func mustSave(t testing.TB, m *Model) []byte {
 
 // TestFitDeterministic: two fits of the same rows and Config save the same
 // bytes, with one core or four (the fixed shards' promise); another seed
-// gives another model.
+// gives another model, and so does annealing (deterministically too).
 func TestFitDeterministic(t *testing.T) {
 	rows := randRows(1, 2000, 50, 5, 6)
 	cfg := smallConfig()
@@ -86,6 +86,12 @@ func TestFitDeterministic(t *testing.T) {
 	cfg.Seed++
 	if other := mustSave(t, mustFit(t, rows, cfg)); bytes.Equal(one, other) {
 		t.Fatal("seeds 7 and 8 saved identical bytes")
+	}
+	cfg.Seed--
+	cfg.Anneal = true
+	annealed := mustFit(t, rows, cfg)
+	if a := mustSave(t, annealed); bytes.Equal(one, a) || !bytes.Equal(a, mustSave(t, mustFit(t, rows, cfg))) || !annealed.Config().Anneal {
+		t.Fatal("an annealed fit saved the bytes of a fit without annealing, or twice different bytes")
 	}
 }
 

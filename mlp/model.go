@@ -14,6 +14,10 @@ type Config struct {
 	Epochs       int     `json:"epochs"`        // passes over the training rows
 	Batch        int     `json:"batch"`         // rows a minibatch
 	LearningRate float64 `json:"learning_rate"` // Adam's step size
+	// Anneal lowers the step size linearly from LearningRate to nothing
+	// over the fit, so that the last steps settle the weights instead of
+	// leaving them where a full step put them.
+	Anneal bool `json:"anneal,omitempty"`
 	L2           float64 `json:"l2"`            // weight decay a step (weights only)
 	// Shards are the fixed slices of a minibatch whose gradients are
 	// computed apart and summed in order (on as many goroutines): the
@@ -27,7 +31,7 @@ type Config struct {
 
 // DefaultConfig is the value network's shape and fit (loop/TUNING.md).
 func DefaultConfig() Config {
-	return Config{Hidden: 32, Epochs: 6, Batch: 256, LearningRate: 1e-3, L2: 1e-6, Shards: 4, Seed: 1}
+	return Config{Hidden: 32, Epochs: 6, Batch: 256, LearningRate: 1e-3, Anneal: true, L2: 1e-6, Shards: 4, Seed: 1}
 }
 
 // Limits of a Config and a Model.

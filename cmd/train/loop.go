@@ -235,6 +235,7 @@ func registerLoopFlags(fs *flag.FlagSet, cfg *loop.Config) {
 	fs.IntVar(&cfg.ValueSet, "value-set", cfg.ValueSet, "the value model: a forest of the position's features 1 (shapes) or 2 (and threats), or 3, a network of the cells' kinds and set 2")
 	fs.IntVar(&cfg.Net.Hidden, "value-hidden", cfg.Net.Hidden, "hidden units of the value network (-value-set 3)")
 	fs.IntVar(&cfg.Net.Epochs, "value-epochs", cfg.Net.Epochs, "passes of the value network's fit over its rows (-value-set 3)")
+	fs.BoolVar(&cfg.Net.Anneal, "value-anneal", cfg.Net.Anneal, "lower the value network's step size to nothing over its fit (-value-set 3)")
 	fs.Float64Var(&cfg.ValueTarget, "value-target", cfg.ValueTarget, "weight of the teacher's score in the value target, the rest the outcome (0..1)")
 	fs.BoolVar(&cfg.ScaleByGen, "scale-by-gen", cfg.ScaleByGen, "turn each generation's teacher scores into probabilities with a scale fitted on that generation alone (its teacher's units)")
 	fs.Float64Var(&cfg.ValueScale, "value-scale", cfg.ValueScale, "the teacher's evaluation units of a sure win over ½ (as the search agent's valuescale)")
