@@ -17,8 +17,8 @@ type Config struct {
 	// Anneal lowers the step size linearly from LearningRate to nothing
 	// over the fit, so that the last steps settle the weights instead of
 	// leaving them where a full step put them.
-	Anneal bool `json:"anneal,omitempty"`
-	L2           float64 `json:"l2"`            // weight decay a step (weights only)
+	Anneal bool    `json:"anneal,omitempty"`
+	L2     float64 `json:"l2"` // weight decay a step (weights only)
 	// Shards are the fixed slices of a minibatch whose gradients are
 	// computed apart and summed in order (on as many goroutines): the
 	// model does not depend on the number of cores.
