@@ -162,9 +162,13 @@ func (m *Model) Save(w io.Writer) error { return m.Forest.Save(w) }
 // same directory (created if needed), synced, then renamed, so a crash
 // never leaves a half-written model under the real name. It returns the
 // file's size.
-func (m *Model) SaveFile(path string) (int64, error) {
+func (m *Model) SaveFile(path string) (int64, error) { return saveFile(path, m.Save) }
+
+// saveFile writes the file save writes to path atomically (WriteFileAtomic)
+// and returns its size.
+func saveFile(path string, save func(io.Writer) error) (int64, error) {
 	var buf bytes.Buffer
-	if err := m.Save(&buf); err != nil {
+	if err := save(&buf); err != nil {
 		return 0, err
 	}
 	if err := WriteFileAtomic(path, buf.Bytes()); err != nil {

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -231,16 +230,7 @@ func (v *ValueModel) Save(w io.Writer) error {
 
 // SaveFile writes the value model to path atomically (as Model.SaveFile)
 // and returns the file's size.
-func (v *ValueModel) SaveFile(path string) (int64, error) {
-	var buf bytes.Buffer
-	if err := v.Save(&buf); err != nil {
-		return 0, err
-	}
-	if err := WriteFileAtomic(path, buf.Bytes()); err != nil {
-		return 0, fmt.Errorf("save model %s: %w", path, err)
-	}
-	return int64(buf.Len()), nil
-}
+func (v *ValueModel) SaveFile(path string) (int64, error) { return saveFile(path, v.Save) }
 
 // Valuer evaluates positions with a ValueModel; it holds scratch rows, so
 // use one per goroutine. It satisfies search.Value.

@@ -15,13 +15,18 @@ import (
 )
 
 func shippedValue(tb testing.TB) *ValueModel {
-	f, err := forest.Load(bytes.NewReader(data.Value))
+	vm, err := LoadValue(bytes.NewReader(data.Value))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	vm, err := ValueFromForest(f)
-	if err != nil {
-		tb.Fatal(err)
+	return vm
+}
+
+// renjuValue is data/value-renju.ocf, a value forest of set 2.
+func renjuValue(tb testing.TB) *ValueModel {
+	vm, err := LoadValue(bytes.NewReader(data.RenjuValue))
+	if err != nil || vm.Forest == nil {
+		tb.Fatalf("data/value-renju.ocf: %v, %v", vm, err)
 	}
 	return vm
 }
@@ -150,13 +155,13 @@ func TestValueFeatures2(t *testing.T) {
 	}
 }
 
-// TestValueFromForestSets: value models of set 1 and set 2 (the shipped
-// one among them) load as themselves, with their set; a policy forest is
-// refused.
+// TestValueFromForestSets: value forests of set 1 and set 2 (the shipped
+// renju one among them) load as themselves, with their set and rule; a
+// policy forest is refused.
 func TestValueFromForestSets(t *testing.T) {
 	vf := forest.DefaultConfig()
 	vf.Trees, vf.MaxDepth = 2, 3
-	for _, vm := range []*ValueModel{shippedValue(t), randomValue(t, ValueFeatureSet1, vf), randomValue(t, ValueFeatureSet2, vf)} {
+	for _, vm := range []*ValueModel{renjuValue(t), randomValue(t, ValueFeatureSet1, vf), randomValue(t, ValueFeatureSet2, vf)} {
 		var buf bytes.Buffer
 		if err := (&Model{Forest: vm.Forest}).Save(&buf); err != nil {
 			t.Fatal(err)
@@ -166,7 +171,7 @@ func TestValueFromForestSets(t *testing.T) {
 			t.Fatal(err)
 		}
 		back, err := ValueFromForest(f)
-		if err != nil || back.FeatureSet() != vm.FeatureSet() || back.Rule != gomoku.Freestyle {
+		if err != nil || back.FeatureSet() != vm.FeatureSet() || back.Rule != vm.Rule {
 			t.Errorf("set %d: loaded as %+v, %v", vm.FeatureSet(), back, err)
 		}
 	}
