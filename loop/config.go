@@ -31,6 +31,11 @@ type Config struct {
 	Openings int `json:"openings"`
 
 	Window    int     `json:"window"`    // generations of games fitted on, this one included
+	// TeacherWindow, if not 0, widens the value model's window to every
+	// generation the current teacher played, up to TeacherWindow of them:
+	// while the gate rejects, the teacher stays and its games pile up,
+	// and a fit on more of them is what the next gate can tell apart.
+	TeacherWindow int `json:"teacher_window,omitempty"`
 	Negatives int     `json:"negatives"` // other candidates drawn per sample as "not chosen" rows
 	Holdout   float64 `json:"holdout"`   // fraction of games held out for the metrics
 
@@ -122,7 +127,7 @@ func DefaultConfig() Config {
 	return Config{
 		Rule: gomoku.Freestyle, Radius: 2,
 		Games: 12000, Block: 16, Nodes: 3000, Explore: 6, Margin: 30, Openings: 400,
-		Window: 2, Negatives: 4, Holdout: 0.1,
+		Window: 2, TeacherWindow: 6, Negatives: 4, Holdout: 0.1,
 		Policy: pf, Value: vf, Net: mlp.DefaultConfig(),
 		// The value network on the teacher's scores alone, each
 		// generation's in its own units (loop/TUNING.md, "The value
@@ -148,6 +153,8 @@ func (c Config) Validate() error {
 	switch {
 	case err != nil:
 		return fmt.Errorf("loop: %w", err)
+	case c.TeacherWindow < 0:
+		return fmt.Errorf("loop: teacher window %d is negative", c.TeacherWindow)
 	case c.Games < 10 || c.Block < 1 || c.Openings < 1 || c.Window < 1 || c.Negatives < 1 || c.Workers < 1:
 		return fmt.Errorf("loop: want games >= 10, block, openings, window, negatives and workers >= 1 (have %d, %d, %d, %d, %d, %d)",
 			c.Games, c.Block, c.Openings, c.Window, c.Negatives, c.Workers)

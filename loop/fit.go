@@ -14,10 +14,12 @@ import (
 	"ocvist/store"
 )
 
-// fit builds the window's sets and fits both models, saved to Dir.
-func (l *Loop) fit(ctx context.Context, g int, rec *Record) (models, error) {
-	from := max(1, g-l.cfg.Window+1)
-	s, err := build(ctx, l.db, l.cfg, from, g, nil)
+// fit builds the window's sets and fits both models, saved to Dir; cur
+// is the adopted generation, whose models played the games since.
+func (l *Loop) fit(ctx context.Context, g, cur int, rec *Record) (models, error) {
+	from, policyFrom := l.cfg.windows(g, cur)
+	rec.ValueFrom = from
+	s, err := buildFrom(ctx, l.db, l.cfg, from, policyFrom, g, nil)
 	if err != nil {
 		return models{}, err
 	}
@@ -38,7 +40,7 @@ func (l *Loop) fit(ctx context.Context, g int, rec *Record) (models, error) {
 		return models{}, err
 	}
 	s = nil // the training rows: the memory the held-out pass may take
-	t, err := build(ctx, l.db, l.cfg, from, g, &measure{policy: pm.Forest, value: policy.NewValuer(vm)})
+	t, err := buildFrom(ctx, l.db, l.cfg, from, policyFrom, g, &measure{policy: pm.Forest, value: policy.NewValuer(vm)})
 	if err != nil {
 		return models{}, err
 	}
@@ -56,6 +58,19 @@ func (l *Loop) fit(ctx context.Context, g int, rec *Record) (models, error) {
 		return models{}, err
 	}
 	return models{gen: g, policy: pm, value: vm, policyFile: rec.PolicyModel, valueFile: rec.ValueModel}, nil
+}
+
+// windows are the first generations of generation g's value and policy
+// windows: the last Window generations, the value's reaching back (with
+// TeacherWindow) over every generation played since cur was adopted,
+// up to TeacherWindow of them.
+func (c Config) windows(g, cur int) (value, policy int) {
+	policy = max(1, g-c.Window+1)
+	value = policy
+	if c.TeacherWindow > 0 {
+		value = max(1, min(policy, max(cur+1, g-c.TeacherWindow+1)))
+	}
+	return value, policy
 }
 
 // fitValue fits generation g's value model on the training rows of s

@@ -49,6 +49,9 @@ type Record struct {
 	// target's probabilities (ScoreWin; 0: outcome targets).
 	ScoreAUC   float64 `json:"score_auc,omitempty"`
 	ScoreScale float64 `json:"score_scale,omitempty"`
+	// ValueFrom is the first generation of the value model's window (see
+	// Config.TeacherWindow).
+	ValueFrom int `json:"value_from,omitempty"`
 	// Seconds of the teacher games, of the two fits, of gate and anchors.
 	TeacherSeconds float64 `json:"teacher_seconds"`
 	FitSeconds     float64 `json:"fit_seconds"`
@@ -416,7 +419,7 @@ func (l *Loop) lead(ctx context.Context, m store.LoopMember, g int, cur models, 
 	l.logf("gen %d: %d teacher games in (black %d, white %d, draws %d); %.0fs of play here", g, rec.Games, rec.BlackWins, rec.WhiteWins, rec.Draws, rec.TeacherSeconds)
 
 	t0 := time.Now()
-	next, err := l.fit(ctx, g, &rec)
+	next, err := l.fit(ctx, g, cur.gen, &rec)
 	if err != nil {
 		return rec, err
 	}

@@ -76,8 +76,10 @@ type builder struct {
 	nrow policy.NetRow
 	perm []int
 	s    sets
-	// valueOnly builds the value rows alone.
-	valueOnly bool
+	// valueOnly builds the value rows alone; policyFrom is the first
+	// generation whose games give policy rows.
+	valueOnly  bool
+	policyFrom int
 	// rescore, when set, searches the training games' positions again for
 	// their scores (Rescore) before their rows are built.
 	rescore *Rescore
@@ -90,8 +92,14 @@ func newBuilder(cfg Config) *builder {
 // build reads the games of generations from..to and builds the training
 // sets, or with m the held-out games' predictions.
 func build(ctx context.Context, db store.Store, cfg Config, from, to int, m *measure) (*sets, error) {
+	return buildFrom(ctx, db, cfg, from, from, to, m)
+}
+
+// buildFrom is build with the policy rows from generation policyFrom on
+// (the value rows from from).
+func buildFrom(ctx context.Context, db store.Store, cfg Config, from, policyFrom, to int, m *measure) (*sets, error) {
 	b := newBuilder(cfg)
-	b.m = m
+	b.m, b.policyFrom = m, policyFrom
 	return b.read(ctx, db, from, to)
 }
 
@@ -171,7 +179,7 @@ func (b *builder) ply(g *store.TeacherGame, i int, test bool, rng *rand.Rand) {
 		}
 		b.valueRow(g.Winner == me, score, g.Gen, test)
 	}
-	if b.valueOnly {
+	if b.valueOnly || g.Gen < b.policyFrom {
 		return
 	}
 	b.res = patterns.Filter(b.pos, me, patterns.Config{}, b.res)

@@ -88,3 +88,26 @@ func TestScoreScalesByGen(t *testing.T) {
 		t.Errorf("together: %.0f, want one scale between %.0f and %.0f", scale, s1, s2)
 	}
 }
+
+// TestWindows: the policy's window is the last Window generations; the
+// value's reaches back over every generation the adopted generation's
+// models played, up to TeacherWindow of them, never past generation 1.
+func TestWindows(t *testing.T) {
+	for _, c := range []struct {
+		window, teacher, g, cur int
+		value, policy           int
+	}{
+		{2, 0, 11, 5, 10, 10},  // off: the window alone
+		{2, 6, 11, 5, 6, 10},   // generations 6–11 played by generation 5's models
+		{2, 4, 11, 5, 8, 10},   // at most 4 of them
+		{2, 6, 11, 10, 10, 10}, // a teacher adopted last generation: the window's
+		{2, 6, 3, 0, 1, 2},     // from the start model: back to generation 1
+		{3, 6, 1, 0, 1, 1},
+	} {
+		cfg := Config{Window: c.window, TeacherWindow: c.teacher}
+		if v, p := cfg.windows(c.g, c.cur); v != c.value || p != c.policy {
+			t.Errorf("window %d, teacher window %d, generation %d, adopted %d: value from %d, policy from %d; want %d and %d",
+				c.window, c.teacher, c.g, c.cur, v, p, c.value, c.policy)
+		}
+	}
+}

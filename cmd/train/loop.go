@@ -227,6 +227,7 @@ func registerLoopFlags(fs *flag.FlagSet, cfg *loop.Config) {
 	fs.IntVar(&cfg.Margin, "margin", cfg.Margin, "near-best: within this many evaluation units of the best")
 	fs.IntVar(&cfg.Openings, "openings", cfg.Openings, "generated openings the teacher games start from")
 	fs.IntVar(&cfg.Window, "window", cfg.Window, "generations of games each fit uses")
+	fs.IntVar(&cfg.TeacherWindow, "teacher-window", cfg.TeacherWindow, "widen the value model's window to every generation the current teacher played, up to this many (0: -window only)")
 	fs.IntVar(&cfg.Negatives, "negatives", cfg.Negatives, "other candidates drawn per sample as not-chosen rows")
 	fs.IntVar(&cfg.Policy.Trees, "trees", cfg.Policy.Trees, "trees of the policy forest")
 	fs.IntVar(&cfg.Policy.MaxDepth, "depth", cfg.Policy.MaxDepth, "maximum depth of the policy trees")
