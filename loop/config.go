@@ -30,14 +30,14 @@ type Config struct {
 	// start from (openings.Generate, seeded per generation).
 	Openings int `json:"openings"`
 
-	Window    int     `json:"window"`    // generations of games fitted on, this one included
+	Window int `json:"window"` // generations of games fitted on, this one included
 	// TeacherWindow, if not 0, widens the value model's window to every
 	// generation the current teacher played, up to TeacherWindow of them:
 	// while the gate rejects, the teacher stays and its games pile up,
 	// and a fit on more of them is what the next gate can tell apart.
-	TeacherWindow int `json:"teacher_window,omitempty"`
-	Negatives int     `json:"negatives"` // other candidates drawn per sample as "not chosen" rows
-	Holdout   float64 `json:"holdout"`   // fraction of games held out for the metrics
+	TeacherWindow int     `json:"teacher_window,omitempty"`
+	Negatives     int     `json:"negatives"` // other candidates drawn per sample as "not chosen" rows
+	Holdout       float64 `json:"holdout"`   // fraction of games held out for the metrics
 
 	Policy forest.Config `json:"policy"`
 	Value  forest.Config `json:"value"` // the value forest (sets 1 and 2)
