@@ -1,4 +1,4 @@
-// Package data holds the files Ocvist ships: the default forest model,
+// Package data holds the files Ocvist ships: the default models,
 // embedded so that the engine finds it from any working directory (Gomocup
 // managers choose the directory), and the opening sets under openings/. The
 // default database, ocvist.db, is made by "train run" and not tracked; see
@@ -9,14 +9,14 @@ import _ "embed"
 
 // Model is the shipped policy forest (model.ocf, feature set 2, freestyle,
 // radius 2), the default policy of cmd/play: the learning loop's
-// generation 6 (README.md in this folder). Read it with
+// generation 5 (README.md in this folder). Read it with
 // policy.Load(bytes.NewReader(data.Model)).
 //
 //go:embed model.ocf
 var Model []byte
 
-// Value is the shipped value model (value.ocf, value feature set 2, 8
-// trees of depth 14, fitted on the learning loop's last generations),
+// Value is the shipped value model (value.ocf, the value network of value
+// feature set 3: package mlp's file, the learning loop's generation 5),
 // which the search agent of cmd/play adds to its evaluation by default.
 // Read it with policy.LoadValue(bytes.NewReader(data.Value)).
 //

@@ -27,13 +27,13 @@ import (
 // value.ocf are those of the learning loop's recipe (data/README.md).
 const (
 	shipped20261121SHA256 = "e0dee9fda44724e5b19eb3b2986d413da69aed4f8fd4c1b89457ab2328eace17"
-	shippedSHA256         = "85a8dd96013d14a42e30fadd721148b647a6d1b35c38d136f4f8af73d589ad38"
-	shippedValueSHA256    = "cd77d219b80aac73a2d1a4c2e29d5fcfbed482ce75032394734a26bef999ebb7"
+	shippedSHA256         = "6fe462740ab8b5548b9715c506bdb3d029fd278569a94b943e9c14ed58583105"
+	shippedValueSHA256    = "f7f59537fce652575897a4440a8ed41ccd641402d1e0a188d1ee896cfcdb50d1"
 )
 
 // TestShippedModels: the shipped files are the recorded ones; the policy
-// loads as feature set 2 and the value model as one of value feature set
-// 2, both for freestyle.
+// loads as feature set 2 and the value model as a value network (value
+// feature set 3), both for freestyle.
 func TestShippedModels(t *testing.T) {
 	for _, f := range []struct {
 		name, want string
@@ -47,13 +47,9 @@ func TestShippedModels(t *testing.T) {
 	if err != nil || m.Spec != (Spec{FeatureSet: HistoryFeatureSet, Rule: gomoku.Freestyle, Radius: 2}) {
 		t.Fatalf("data/model.ocf: %v, %v; want feature set 2, freestyle, radius 2", m, err)
 	}
-	f, err := forest.Load(bytes.NewReader(data.Value))
-	var vm *ValueModel
-	if err == nil {
-		vm, err = ValueFromForest(f)
-	}
-	if err != nil || vm.FeatureSet() != ValueFeatureSet2 || vm.Rule != gomoku.Freestyle {
-		t.Fatalf("data/value.ocf: %+v, %v; want value feature set 2, freestyle", vm, err)
+	vm, err := LoadValue(bytes.NewReader(data.Value))
+	if err != nil || vm.Net == nil || vm.FeatureSet() != ValueFeatureSet3 || vm.Rule != gomoku.Freestyle {
+		t.Fatalf("data/value.ocf: %+v, %v; want a value network of feature set 3, freestyle", vm, err)
 	}
 }
 

@@ -58,7 +58,7 @@ func randomValue(tb testing.TB, set int, cfg forest.Config) *ValueModel {
 
 // BenchmarkValue: one op is one Valuer.Value (features and prediction) on
 // middle-game positions, as the search calls it at every leaf:
-// "shipped" is data/value.ocf (set 2, 8 trees of depth 14); "set2" a
+// "shipped" is data/value.ocf (the value network, set 3); "set2" a
 // forest of the loop's value shape on set 2 (8 trees of depth 14), and
 // "set2-16x10" of the shape before it; "net32" and "net64" value networks
 // (set 3) of 32 and 64 hidden units.
