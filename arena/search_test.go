@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"ocvist/data"
-	"ocvist/forest"
 	"ocvist/gomocup"
 	"ocvist/gomoku"
 	"ocvist/policy"
@@ -20,11 +19,7 @@ func shippedModels(tb testing.TB) (*policy.Model, *policy.ValueModel) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	f, err := forest.Load(bytes.NewReader(data.Value))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	vm, err := policy.ValueFromForest(f)
+	vm, err := policy.LoadValue(bytes.NewReader(data.Value))
 	if err != nil {
 		tb.Fatal(err)
 	}

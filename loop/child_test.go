@@ -168,6 +168,9 @@ func newSmall(db store.Store, dir string, seed uint64, games int) (*Loop, error)
 	}
 	cfg := smallConfig(seed)
 	cfg.Games = games
+	// No gate: every generation is adopted whatever its models' strength,
+	// so the next one plays with them (fetched by every machine).
+	cfg.Gate = Gate{}
 	l, err := New(db, dir, start, cfg)
 	if err == nil {
 		l.ShardRoot = filepath.Join(filepath.Dir(dir), "shards")

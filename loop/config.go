@@ -76,7 +76,7 @@ type Config struct {
 // MaxGames is under 2·MinPairs, see SPRTCanDecide) is decided by the pair
 // score's 95% interval: adopted when it lies above 50%.
 type Gate struct {
-	MaxGames int     `json:"max_games"` // even: games are played in pairs
+	MaxGames int     `json:"max_games"` // even: games are played in pairs; 0: no gate (None)
 	MinPairs int     `json:"min_pairs"` // pairs before the SPRT may decide; 0 means arena.DefaultMinPairs
 	Elo0     float64 `json:"elo0"`
 	Elo1     float64 `json:"elo1"`
@@ -90,9 +90,15 @@ func (g Gate) SPRTPairs() int {
 	return g.MinPairs
 }
 
+// None reports whether there is no gate (MaxGames 0): every generation is
+// adopted, as AlphaZero's loop replaces its network without a match; the
+// anchors still measure each one.
+func (g Gate) None() bool { return g.MaxGames == 0 }
+
 // SPRTCanDecide reports whether MaxGames leaves the SPRT the pairs it
 // needs; if not, every gate is decided by the pair score's interval.
-func (g Gate) SPRTCanDecide() bool { return g.MaxGames/2 >= g.SPRTPairs() }
+// Without a gate there is nothing to decide: true.
+func (g Gate) SPRTCanDecide() bool { return g.None() || g.MaxGames/2 >= g.SPRTPairs() }
 
 // TeacherValueScale is the weight of the value model in the teacher's
 // evaluation (search.Config.ValueScale) of the shipped models'
@@ -148,8 +154,10 @@ func DefaultConfig() Config {
 // Validate checks the ranges.
 func (c Config) Validate() error {
 	tc := c.teacher(nil)
-	err := errors.Join(tc.Validate(), c.Policy.Validate(), c.Value.Validate(),
-		arena.SPRT{Elo0: c.Gate.Elo0, Elo1: c.Gate.Elo1, Alpha: 0.05, Beta: 0.05}.Validate())
+	err := errors.Join(tc.Validate(), c.Policy.Validate(), c.Value.Validate())
+	if !c.Gate.None() {
+		err = errors.Join(err, arena.SPRT{Elo0: c.Gate.Elo0, Elo1: c.Gate.Elo1, Alpha: 0.05, Beta: 0.05}.Validate())
+	}
 	switch {
 	case err != nil:
 		return fmt.Errorf("loop: %w", err)
@@ -160,8 +168,8 @@ func (c Config) Validate() error {
 			c.Games, c.Block, c.Openings, c.Window, c.Negatives, c.Workers)
 	case !(c.Holdout > 0 && c.Holdout < 0.5):
 		return fmt.Errorf("loop: holdout %v out of range (0, 0.5)", c.Holdout)
-	case c.Gate.MaxGames < 2 || c.AnchorGames < 2 || c.Gate.MaxGames%2 != 0 || c.AnchorGames%2 != 0:
-		return fmt.Errorf("loop: gate and anchor games %d, %d: want even numbers, at least 2 (games are played in pairs, colours swapped)",
+	case !c.Gate.None() && c.Gate.MaxGames < 2 || c.AnchorGames < 2 || c.Gate.MaxGames%2 != 0 || c.AnchorGames%2 != 0:
+		return fmt.Errorf("loop: gate and anchor games %d, %d: want even numbers, at least 2 (games are played in pairs, colours swapped; 0 gate games: no gate)",
 			c.Gate.MaxGames, c.AnchorGames)
 	case c.ValueSet == policy.ValueFeatureSet3 && c.Net.Validate() != nil:
 		return fmt.Errorf("loop: %w", c.Net.Validate())

@@ -37,7 +37,8 @@
 //     accepts that it is stronger (H1), or, if the gate reaches
 //     Gate.MaxGames undecided (always so under 2·Gate.MinPairs games),
 //     when the pair score's 95% interval lies above 50%; the record says
-//     what decided;
+//     what decided (with Gate.MaxGames 0 there is no gate: every
+//     generation is adopted);
 //  5. measures the new engine's Elo against fixed anchors (Loop.Anchors —
 //     the shipped engine, for train loop —, generation 0's engine,
 //     patterns) and the new pure policy's (generation 0's policy,

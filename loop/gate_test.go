@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"ocvist/data"
-	"ocvist/forest"
 	"ocvist/gomoku"
 	"ocvist/policy"
 	"ocvist/store"
@@ -37,11 +36,7 @@ func TestGateTooSmallForSPRT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vf, err := forest.Load(bytes.NewReader(data.Value))
-	if err != nil {
-		t.Fatal(err)
-	}
-	value, err := policy.ValueFromForest(vf)
+	value, err := policy.LoadValue(bytes.NewReader(data.Value))
 	if err != nil {
 		t.Fatal(err)
 	}

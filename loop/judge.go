@@ -39,15 +39,20 @@ func (l *Loop) judge(ctx context.Context, g int, next, cur models, rec *Record) 
 	if err != nil {
 		return err
 	}
-	sprt := &arena.SPRT{Elo0: l.cfg.Gate.Elo0, Elo1: l.cfg.Gate.Elo1, Alpha: 0.05, Beta: 0.05, MinPairs: l.cfg.Gate.MinPairs}
 	engine := l.engine(Anchor{Name: fmt.Sprintf("gen %d", g), Policy: next.policy, Value: next.value})
-	rec.Gate, err = l.match(ctx, engine, fmt.Sprintf("gen %d", cur.gen), l.engine(Anchor{Policy: cur.policy, Value: cur.value}), ops, l.cfg.Gate.MaxGames, sprt)
-	if err != nil {
-		return err
+	if l.cfg.Gate.None() {
+		rec.Gate, rec.Adopted = MatchRecord{Against: fmt.Sprintf("gen %d", cur.gen), Decision: NoGate}, true
+		l.logf("gen %d: no gate: adopted", g)
+	} else {
+		sprt := &arena.SPRT{Elo0: l.cfg.Gate.Elo0, Elo1: l.cfg.Gate.Elo1, Alpha: 0.05, Beta: 0.05, MinPairs: l.cfg.Gate.MinPairs}
+		rec.Gate, err = l.match(ctx, engine, fmt.Sprintf("gen %d", cur.gen), l.engine(Anchor{Policy: cur.policy, Value: cur.value}), ops, l.cfg.Gate.MaxGames, sprt)
+		if err != nil {
+			return err
+		}
+		rec.Adopted, rec.Gate.ByInterval = gateDecides(rec.Gate)
+		l.logf("gen %d: gate, engine against gen %d's: %d games, pair score %.3f [%.3f, %.3f], LLR %.2f, %s: %s",
+			g, cur.gen, rec.Gate.Games, rec.Gate.Score, rec.Gate.Low, rec.Gate.High, rec.Gate.LLR, rec.GateVerdict(), map[bool]string{true: "adopted", false: "rejected"}[rec.Adopted])
 	}
-	rec.Adopted, rec.Gate.ByInterval = gateDecides(rec.Gate)
-	l.logf("gen %d: gate, engine against gen %d's: %d games, pair score %.3f [%.3f, %.3f], LLR %.2f, %s: %s",
-		g, cur.gen, rec.Gate.Games, rec.Gate.Score, rec.Gate.Low, rec.Gate.High, rec.Gate.LLR, rec.GateVerdict(), map[bool]string{true: "adopted", false: "rejected"}[rec.Adopted])
 	patternsAgent := func(seed uint64) agent.Agent { return arena.NewPatterns(seed, patterns.Config{}) }
 	var anchors []opponent
 	for _, a := range l.Anchors {

@@ -80,7 +80,7 @@ type MatchRecord struct {
 	Elo      float64 `json:"elo"` // A's Elo over Against with its 95% interval, within ±EloBound
 	EloLow   float64 `json:"elo_low"`
 	EloHigh  float64 `json:"elo_high"`
-	Decision string  `json:"decision,omitempty"` // the SPRT's verdict, gate only
+	Decision string  `json:"decision,omitempty"` // the SPRT's verdict (or NoGate), gate only
 	LLR      float64 `json:"llr,omitempty"`
 	// ByInterval, gate only: the SPRT was undecided at the game limit and
 	// the pair score's interval decided (adopted when Low > 0.5).
@@ -99,6 +99,9 @@ func gateDecides(m MatchRecord) (adopted, byInterval bool) {
 	}
 	return m.Low > 0.5, true
 }
+
+// NoGate is the gate's decision when there is none (Gate.None): adopted.
+const NoGate = "no gate"
 
 // GateVerdict says what decided the gate: "H1 accepted" or "H0 accepted"
 // (the SPRT), or "undecided at the game limit; pair score interval above

@@ -51,6 +51,10 @@ func TestShippedModels(t *testing.T) {
 	if err != nil || vm.Net == nil || vm.FeatureSet() != ValueFeatureSet3 || vm.Rule != gomoku.Freestyle {
 		t.Fatalf("data/value.ocf: %+v, %v; want a value network of feature set 3, freestyle", vm, err)
 	}
+	var again bytes.Buffer
+	if err := vm.Save(&again); err != nil || !bytes.Equal(again.Bytes(), data.Value) {
+		t.Errorf("data/value.ocf saves different bytes after LoadValue (%v)", err)
+	}
 }
 
 func TestShippedModel20261121(t *testing.T) {

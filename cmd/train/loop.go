@@ -42,7 +42,7 @@ against generation 0's and patterns. A generation is adopted only when the
 SPRT finds it stronger, or, when the gate ends undecided at -gate-games,
 when its pair score's 95% interval lies above 50% (the SPRT needs 30 pairs:
 with -gate-games under 60 the interval always decides, and the loop says so
-when it starts). Models go to -models (gen-NNN.policy.ocf,
+when it starts; -gate-games 0 is no gate: every generation is adopted). Models go to -models (gen-NNN.policy.ocf,
 gen-NNN.value.ocf). It runs -gens generations, or for -duration (then as
 many as fit; with both, whichever ends first). A run continues where the
 last one was: a stopped or crashed loop's finished games are merged and
@@ -241,7 +241,7 @@ func registerLoopFlags(fs *flag.FlagSet, cfg *loop.Config) {
 	fs.BoolVar(&cfg.ScaleByGen, "scale-by-gen", cfg.ScaleByGen, "turn each generation's teacher scores into probabilities with a scale fitted on that generation alone (its teacher's units)")
 	fs.Float64Var(&cfg.ValueScale, "value-scale", cfg.ValueScale, "the teacher's evaluation units of a sure win over ½ (as the search agent's valuescale)")
 	fs.Int64Var(&cfg.GateNodes, "gate-nodes", cfg.GateNodes, "search nodes a move of the engines in the gate and the engine's anchor matches")
-	fs.IntVar(&cfg.Gate.MaxGames, "gate-games", cfg.Gate.MaxGames, fmt.Sprintf("most games of a gate match, even (an SPRT may end it sooner; it needs %d to decide)", 2*cfg.Gate.SPRTPairs()))
+	fs.IntVar(&cfg.Gate.MaxGames, "gate-games", cfg.Gate.MaxGames, fmt.Sprintf("most games of a gate match, even (an SPRT may end it sooner; it needs %d to decide); 0: no gate, every generation adopted", 2*cfg.Gate.SPRTPairs()))
 	fs.Float64Var(&cfg.Gate.Elo1, "gate-elo", cfg.Gate.Elo1, "the gate's H1: the new engine is this much stronger (H0: equal)")
 	fs.IntVar(&cfg.AnchorGames, "anchor-games", cfg.AnchorGames, "games against each anchor, even (paired, colours swapped)")
 	fs.IntVar(&cfg.Block, "block", cfg.Block, "teacher games a worker is given at once (claimed together; who plays a game never changes it)")

@@ -12,7 +12,7 @@ import (
 // (games are played in pairs) with one usage line, before any work.
 func TestLoopGameCounts(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "l.db")
-	for _, args := range [][]string{{"-gate-games", "61"}, {"-anchor-games", "5"}, {"-gate-games", "0"}} {
+	for _, args := range [][]string{{"-gate-games", "61"}, {"-anchor-games", "5"}, {"-gate-games", "-2"}, {"-anchor-games", "0"}} {
 		_, errOut, code := train(t, append([]string{"loop", "-db", db}, args...)...)
 		lines := strings.Split(strings.TrimRight(errOut, "\n"), "\n")
 		if code != 2 || len(lines) != 1 || !strings.Contains(lines[0], "want even numbers, at least 2 (games are played in pairs") {
