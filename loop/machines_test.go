@@ -69,6 +69,11 @@ func TestTwoMachines(t *testing.T) {
 			t.Errorf("machine %d did not play generation 2 with generation 1's models:\n%s", i, outs[i])
 		}
 	}
+	// Without a gate (newSmall) the member that fits generation 1 adopts
+	// it unjudged, and says so.
+	if n := strings.Count(outs[0].String()+outs[1].String(), "gen 1: no gate: adopted"); n != 1 {
+		t.Errorf("%d lines say generation 1 was adopted without a gate, want 1:\n%s\n%s", n, outs[0], outs[1])
+	}
 	ctx := context.Background()
 	db, err := postgres.Open(ctx, u, store.DefaultConfig(gomoku.Freestyle))
 	if err != nil {
