@@ -669,40 +669,12 @@ func (s *proofSearch) defenceMoves(ply int) (pnEntry, bool) {
 // defenceStep). It returns nil if the table does not hold the proof (a
 // bug: no line rather than a wrong one).
 func (s *proofSearch) line() []gomoku.Point {
-	p := s.pos
-	var line []gomoku.Point
-	played := 0
-	defer func() {
-		for range played {
-			p.Undo()
-		}
-	}()
-	for len(line) < 2*gomoku.NumCells {
-		b := p.Board()
-		if b.Winner() == s.a {
-			return line
-		}
-		if b.Over() {
-			return nil
-		}
-		var step []gomoku.Point
+	return readLine(s.pos, s.a, func(b *gomoku.Board) []gomoku.Point {
 		if b.ToMove() == s.a {
-			step = s.attackStep()
-		} else {
-			step = s.defenceStep()
+			return s.attackStep()
 		}
-		if len(step) == 0 || step[0] == gomoku.NoPoint {
-			return nil
-		}
-		for _, q := range step {
-			if p.Put(q, b.ToMove()) != nil {
-				return nil
-			}
-			played++
-			line = append(line, q)
-		}
-	}
-	return nil
+		return s.defenceStep()
+	})
 }
 
 // attackStep is the attacker's move at a node of the proof (and the rest

@@ -233,19 +233,11 @@ func (v *vctSearch) defend(depth int) int {
 // line reads the proven line back from the win table, choosing at each
 // defender node the answer that holds out longest (reply).
 func (v *vctSearch) line() []gomoku.Point {
-	p := v.pos
-	var line []gomoku.Point
-	played := 0
-	defer func() {
-		for range played {
-			p.Undo()
+	return readLine(v.pos, v.a, func(b *gomoku.Board) []gomoku.Point {
+		if b.ToMove() == v.d {
+			return []gomoku.Point{v.reply()}
 		}
-	}()
-	for len(line) < 2*gomoku.NumCells {
-		b := p.Board()
-		if b.Winner() != gomoku.Empty {
-			return line
-		}
+		p := v.pos
 		m := p.Set(patterns.MakesFive, v.a).First()
 		if m == gomoku.NoPoint {
 			w, ok := v.win[b.Hash()]
@@ -264,22 +256,43 @@ func (v *vctSearch) line() []gomoku.Point {
 			if !ok {
 				return nil
 			}
-			return append(line, vl...)
+			return vl // the rest of the line, to the five
 		}
-		if p.Put(m, v.a) != nil {
-			return nil
+		return []gomoku.Point{m}
+	})
+}
+
+// readLine plays a proven line out on p from the position where attacker
+// a is to move: step gives the next moves of the line at each position
+// reached (one, or the rest of a line that a VCF settles, the two sides
+// alternating), until a has five. It undoes every move it played, and
+// returns nil when a step gives no move or an illegal one, or the game
+// ends otherwise: no line rather than a wrong one.
+func readLine(p *patterns.Position, a gomoku.Player, step func(b *gomoku.Board) []gomoku.Point) []gomoku.Point {
+	var line []gomoku.Point
+	defer func() {
+		for range line {
+			p.Undo()
 		}
-		played++
-		line = append(line, m)
-		if b.Winner() == v.a {
+	}()
+	for len(line) < 2*gomoku.NumCells {
+		b := p.Board()
+		if b.Winner() == a {
 			return line
 		}
-		r := v.reply()
-		if r == gomoku.NoPoint || p.Put(r, v.d) != nil {
+		if b.Over() {
 			return nil
 		}
-		played++
-		line = append(line, r)
+		moves := step(b)
+		if len(moves) == 0 || moves[0] == gomoku.NoPoint {
+			return nil
+		}
+		for _, q := range moves {
+			if p.Put(q, b.ToMove()) != nil {
+				return nil
+			}
+			line = append(line, q)
+		}
 	}
 	return nil
 }
