@@ -1,13 +1,11 @@
 package forest
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"ocvist/internal/binfile"
 )
@@ -112,24 +110,11 @@ func (m *Model) appendTrees(b []byte) []byte {
 // gives an error wrapping ErrFormatVersion; a damaged, truncated or
 // inconsistent one an error wrapping ErrCorrupt. Load never panics on bad
 // input and does not read past the end of the model.
-func Load(r io.Reader) (*Model, error) {
-	version, payload, err := binfile.Load(r, fileFormat)
-	if err != nil {
-		return nil, err
-	}
-	m, err := decodePayload(payload, version)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	return m, nil
-}
+func Load(r io.Reader) (*Model, error) { return binfile.Decode(r, fileFormat, decodePayload) }
 
 // fileFormat is the forest file for binfile.Load.
 var fileFormat = binfile.Format{Magic: magic, Versions: []uint32{1, formatVersion}, MaxPayload: maxPayload,
 	Pkg: "forest", What: "forest model", Corrupt: ErrCorrupt, BadVersion: ErrFormatVersion}
-
-// loadErr is Load's error for one of binfile's: ErrCorrupt for a file that
-// is not a whole model file, the reader's own error passed on.
 
 func decodePayload(p []byte, version uint32) (*Model, error) {
 	d := binfile.NewDecoder(p)
@@ -254,14 +239,5 @@ func (m *Model) checkNode(i, end int32, nLeaves int) error {
 
 // LoadFile reads a model file (see Load); errors name the file.
 func LoadFile(path string) (*Model, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("forest: %w", err)
-	}
-	defer f.Close()
-	m, err := Load(bufio.NewReader(f))
-	if err != nil {
-		return nil, fmt.Errorf("model %s: %w", path, err)
-	}
-	return m, nil
+	return binfile.DecodeFile(path, fileFormat, decodePayload)
 }

@@ -1,13 +1,11 @@
 package mlp
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"ocvist/internal/binfile"
 )
@@ -77,17 +75,7 @@ func (m *Model) Save(w io.Writer) error {
 // gives an error wrapping ErrFormatVersion; a damaged, truncated or
 // inconsistent one an error wrapping ErrCorrupt. Load never panics on bad
 // input and does not read past the end of the model.
-func Load(r io.Reader) (*Model, error) {
-	version, payload, err := binfile.Load(r, fileFormat)
-	if err != nil {
-		return nil, err
-	}
-	m, err := decode(payload, version)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	return m, nil
-}
+func Load(r io.Reader) (*Model, error) { return binfile.Decode(r, fileFormat, decode) }
 
 // fileFormat is the network file for binfile.Load.
 var fileFormat = binfile.Format{Magic: magic, Versions: []uint32{1, formatVersion}, MaxPayload: maxPayload,
@@ -142,15 +130,4 @@ func decode(p []byte, version uint32) (*Model, error) {
 }
 
 // LoadFile reads a model file (see Load); errors name the file.
-func LoadFile(path string) (*Model, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("mlp: %w", err)
-	}
-	defer f.Close()
-	m, err := Load(bufio.NewReader(f))
-	if err != nil {
-		return nil, fmt.Errorf("model %s: %w", path, err)
-	}
-	return m, nil
-}
+func LoadFile(path string) (*Model, error) { return binfile.DecodeFile(path, fileFormat, decode) }

@@ -7,13 +7,15 @@
 //	payload  [length]byte
 //	crc      uint32   CRC-32 (IEEE) of magic, version, length and payload
 //
-// Begin and Seal write the envelope; ReadHeader and ReadPayload (or Open,
-// both at once) read and check it; Decoder reads a payload's fields,
+// Begin and Seal write the envelope; ReadHeader and ReadPayload (or Load,
+// both at once) read and check it, Decode and DecodeFile a whole model
+// with its package's decoder; Decoder reads a payload's fields,
 // recording the first error, so that a damaged file gives an error and
 // never a panic or a huge allocation.
 package binfile
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -21,6 +23,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"os"
 	"slices"
 	"strings"
 )
@@ -134,6 +137,37 @@ func Load(r io.Reader, f Format) (uint32, []byte, error) {
 		return h.Version, nil, f.wrap(err)
 	}
 	return h.Version, payload, nil
+}
+
+// Decode reads one file of f from r (see Load) and decodes its payload
+// with decode; decode's error is the file's fault, wrapped in f.Corrupt.
+func Decode[T any](r io.Reader, f Format, decode func(payload []byte, version uint32) (T, error)) (T, error) {
+	var zero T
+	version, payload, err := Load(r, f)
+	if err != nil {
+		return zero, err
+	}
+	m, err := decode(payload, version)
+	if err != nil {
+		return zero, fmt.Errorf("%w: %v", f.Corrupt, err)
+	}
+	return m, nil
+}
+
+// DecodeFile is Decode of the file at path, read through a buffer; its
+// errors name the file ("PKG: OPEN ERROR", or "model PATH: ERR").
+func DecodeFile[T any](path string, f Format, decode func(payload []byte, version uint32) (T, error)) (T, error) {
+	var zero T
+	file, err := os.Open(path)
+	if err != nil {
+		return zero, fmt.Errorf("%s: %w", f.Pkg, err)
+	}
+	defer file.Close()
+	m, err := Decode(bufio.NewReader(file), f, decode)
+	if err != nil {
+		return zero, fmt.Errorf("model %s: %w", path, err)
+	}
+	return m, nil
 }
 
 // wrap maps an error of ReadHeader or ReadPayload to f's.
