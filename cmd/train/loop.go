@@ -42,8 +42,8 @@ against generation 0's and patterns. A generation is adopted only when the
 SPRT finds it stronger, or, when the gate ends undecided at -gate-games,
 when its pair score's 95% interval lies above 50% (the SPRT needs 30 pairs:
 with -gate-games under 60 the interval always decides, and the loop says so
-when it starts; -gate-games 0 is no gate: every generation is adopted). Models go to -models (gen-NNN.policy.ocf,
-gen-NNN.value.ocf). It runs -gens generations, or for -duration (then as
+when it starts; -gate-games 0 is no gate: every generation is adopted).
+Models go to -models (gen-NNN.policy.ocf, gen-NNN.value.ocf). It runs -gens generations, or for -duration (then as
 many as fit; with both, whichever ends first). A run continues where the
 last one was: a stopped or crashed loop's finished games are merged and
 only the missing ones played, and a generation whose games are all in is
