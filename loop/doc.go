@@ -34,11 +34,12 @@
 //     agent, its prior depth and value scale) at Config.GateNodes nodes a
 //     move, so the gate is reproducible; paired games from generated
 //     openings, ended by an SPRT; the generation is adopted when the SPRT
-//     accepts that it is stronger (H1), or, if the gate reaches
-//     Gate.MaxGames undecided (always so under 2·Gate.MinPairs games),
-//     when the pair score's 95% interval lies above 50%; the record says
-//     what decided (with Gate.MaxGames 0 there is no gate: every
-//     generation is adopted);
+//     accepts H1 (by default a non-regression gate: that it is not
+//     weaker; with Gate.Elo1 above 0, that it is stronger), or, if the
+//     gate reaches Gate.MaxGames undecided (always so under
+//     2·Gate.MinPairs games), by the pair score's 95% interval (see
+//     Gate); the record says what decided (with Gate.MaxGames 0 there is
+//     no gate: every generation is adopted);
 //  5. measures the new engine's Elo against fixed anchors (Loop.Anchors —
 //     the shipped engine, for train loop —, generation 0's engine,
 //     patterns) and the new pure policy's (generation 0's policy,

@@ -61,7 +61,7 @@ func TestGateTooSmallForSPRT(t *testing.T) {
 		verdict   string
 	}{
 		{"stronger", models{gen: 1, policy: shipped, value: value}, models{policy: gen0}, true, "undecided at the game limit; pair score interval above 50%"},
-		{"weaker", models{gen: 1, policy: gen0}, models{policy: shipped, value: value}, false, "undecided at the game limit; pair score interval not above 50%"},
+		{"weaker", models{gen: 1, policy: gen0}, models{policy: shipped, value: value}, false, "undecided at the game limit; pair score interval below 50%"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var rec Record
@@ -81,23 +81,36 @@ func TestGateTooSmallForSPRT(t *testing.T) {
 }
 
 // TestGateVerdict: the SPRT decides when it can; a gate that ended
-// undecided falls back to the pair score's interval.
+// undecided falls back to the pair score's interval, which must lie above
+// 50% to adopt in a gate that asks for strength and must not lie below it
+// in a non-regression gate.
 func TestGateVerdict(t *testing.T) {
+	strength, nonRegression := Gate{Elo0: 0, Elo1: 20}, Gate{Elo0: -20, Elo1: 0}
 	for _, tt := range []struct {
+		g       Gate
 		m       MatchRecord
 		adopted bool
 		verdict string
 	}{
-		{MatchRecord{Decision: "H1 accepted", Low: 0.52}, true, "H1 accepted"},
-		{MatchRecord{Decision: "H0 accepted", Low: 0.3}, false, "H0 accepted"},
-		{MatchRecord{Decision: "undecided", Low: 0.501}, true, "undecided at the game limit; pair score interval above 50%"},
-		{MatchRecord{Decision: "undecided", Low: 0.5}, false, "undecided at the game limit; pair score interval not above 50%"},
-		{MatchRecord{Decision: "undecided", Low: -1}, false, "undecided at the game limit; pair score interval not above 50%"},
+		{strength, MatchRecord{Decision: "H1 accepted", Low: 0.52}, true, "H1 accepted"},
+		{strength, MatchRecord{Decision: "H0 accepted", Low: 0.3}, false, "H0 accepted"},
+		{strength, MatchRecord{Decision: "undecided", Low: 0.501, High: 0.6}, true, "undecided at the game limit; pair score interval above 50%"},
+		{strength, MatchRecord{Decision: "undecided", Low: 0.5, High: 0.6}, false, "undecided at the game limit; pair score interval not above 50%"},
+		{strength, MatchRecord{Decision: "undecided", Low: 0.46, High: 0.52}, false, "undecided at the game limit; pair score interval not above 50%"},
+		{strength, MatchRecord{Decision: "undecided", Low: -1, High: 0.499}, false, "undecided at the game limit; pair score interval below 50%"},
+		{nonRegression, MatchRecord{Decision: "H1 accepted", Low: 0.48}, true, "H1 accepted"},
+		{nonRegression, MatchRecord{Decision: "H0 accepted", High: 0.51}, false, "H0 accepted"},
+		{nonRegression, MatchRecord{Decision: "undecided", Low: 0.501, High: 0.6}, true, "undecided at the game limit; pair score interval above 50%"},
+		{nonRegression, MatchRecord{Decision: "undecided", Low: 0.46, High: 0.5}, true, "undecided at the game limit; pair score interval not below 50%"},
+		{nonRegression, MatchRecord{Decision: "undecided", Low: 0.4, High: 0.499}, false, "undecided at the game limit; pair score interval below 50%"},
 	} {
 		rec := Record{Gate: tt.m}
-		rec.Adopted, rec.Gate.ByInterval = gateDecides(tt.m)
+		rec.Adopted, rec.Gate.ByInterval = gateDecides(tt.g, tt.m)
 		if rec.Adopted != tt.adopted || rec.GateVerdict() != tt.verdict {
-			t.Errorf("%+v: adopted %v (%s), want %v (%s)", tt.m, rec.Adopted, rec.GateVerdict(), tt.adopted, tt.verdict)
+			t.Errorf("%+v, %+v: adopted %v (%s), want %v (%s)", tt.g, tt.m, rec.Adopted, rec.GateVerdict(), tt.adopted, tt.verdict)
 		}
+	}
+	if strength.NonRegression() || !nonRegression.NonRegression() || !(Gate{Elo0: -40, Elo1: -10}).NonRegression() {
+		t.Error("NonRegression: want it for Elo1 <= 0 only")
 	}
 }

@@ -49,7 +49,7 @@ func (l *Loop) judge(ctx context.Context, g int, next, cur models, rec *Record) 
 		if err != nil {
 			return err
 		}
-		rec.Adopted, rec.Gate.ByInterval = gateDecides(rec.Gate)
+		rec.Adopted, rec.Gate.ByInterval = gateDecides(l.cfg.Gate, rec.Gate)
 		l.logf("gen %d: gate, engine against gen %d's: %d games, pair score %.3f [%.3f, %.3f], LLR %.2f, %s: %s",
 			g, cur.gen, rec.Gate.Games, rec.Gate.Score, rec.Gate.Low, rec.Gate.High, rec.Gate.LLR, rec.GateVerdict(), map[bool]string{true: "adopted", false: "rejected"}[rec.Adopted])
 	}

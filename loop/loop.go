@@ -83,19 +83,24 @@ type MatchRecord struct {
 	Decision string  `json:"decision,omitempty"` // the SPRT's verdict (or NoGate), gate only
 	LLR      float64 `json:"llr,omitempty"`
 	// ByInterval, gate only: the SPRT was undecided at the game limit and
-	// the pair score's interval decided (adopted when Low > 0.5).
+	// the pair score's interval decided (see gateDecides).
 	ByInterval bool `json:"by_interval,omitempty"`
 }
 
-// gateDecides is the gate's verdict on m: the SPRT's when it decided,
-// else (undecided at the game limit) the pair score's 95% interval's,
-// which adopts when it lies above 50%; byInterval says which.
-func gateDecides(m MatchRecord) (adopted, byInterval bool) {
+// gateDecides is the gate's verdict on m, a match of gate g: the SPRT's
+// when it decided, else (undecided at the game limit) the pair score's 95%
+// interval's, which adopts when it lies above 50% for a gate that asks
+// for strength and unless it lies below 50% for a non-regression gate
+// (Gate.NonRegression); byInterval says which decided.
+func gateDecides(g Gate, m MatchRecord) (adopted, byInterval bool) {
 	switch m.Decision {
 	case arena.AcceptH1.String():
 		return true, false
 	case arena.AcceptH0.String():
 		return false, false
+	}
+	if g.NonRegression() {
+		return !(m.High < 0.5), true
 	}
 	return m.Low > 0.5, true
 }
@@ -104,17 +109,23 @@ func gateDecides(m MatchRecord) (adopted, byInterval bool) {
 const NoGate = "no gate"
 
 // GateVerdict says what decided the gate: "H1 accepted" or "H0 accepted"
-// (the SPRT), or "undecided at the game limit; pair score interval above
-// 50%" (adopted) or "… not above 50%" (rejected). Records made before the
-// interval decided undecided gates say "undecided".
+// (the SPRT), or, undecided at the game limit, where the pair score's
+// interval lies: "above 50%" or "not below 50%" (adopted), "below 50%" or
+// "not above 50%" (rejected). Records made before the interval decided
+// undecided gates say "undecided".
 func (r Record) GateVerdict() string {
+	const limit = "undecided at the game limit; pair score interval "
 	switch {
 	case !r.Gate.ByInterval:
 		return r.Gate.Decision
+	case r.Adopted && r.Gate.Low > 0.5:
+		return limit + "above 50%"
 	case r.Adopted:
-		return "undecided at the game limit; pair score interval above 50%"
+		return limit + "not below 50%"
+	case r.Gate.High < 0.5:
+		return limit + "below 50%"
 	}
-	return "undecided at the game limit; pair score interval not above 50%"
+	return limit + "not above 50%"
 }
 
 // Loop runs generations on a store. Models go to Dir as

@@ -38,11 +38,15 @@ within-position AUC, value AUC), gates the new engine (the search over the
 new models, -gate-nodes nodes a move) against the adopted one (paired games
 from generated openings, SPRT) and measures the new engine's Elo against
 the shipped engine, generation 0's and patterns, and the pure policy's
-against generation 0's and patterns. A generation is adopted only when the
-SPRT finds it stronger, or, when the gate ends undecided at -gate-games,
-when its pair score's 95% interval lies above 50% (the SPRT needs 30 pairs:
-with -gate-games under 60 the interval always decides, and the loop says so
-when it starts; -gate-games 0 is no gate: every generation is adopted).
+against generation 0's and patterns. The gate's SPRT tests H0, the new
+engine -gate-elo0 Elo stronger (-20: weaker), against H1, -gate-elo
+stronger (0): by default a non-regression gate, which adopts a generation
+unless it is weaker; with -gate-elo above 0 it must prove itself stronger.
+A gate that ends undecided at -gate-games is decided by its pair score's
+95% interval: adopted unless it lies below 50% (above 50%, for a gate that
+asks for strength; the SPRT needs 30 pairs: with -gate-games under 60 the
+interval always decides, and the loop says so when it starts; -gate-games
+0 is no gate: every generation is adopted).
 Models go to -models (gen-NNN.policy.ocf, gen-NNN.value.ocf). It runs -gens generations, or for -duration (then as
 many as fit; with both, whichever ends first). A run continues where the
 last one was: a stopped or crashed loop's finished games are merged and
@@ -242,7 +246,8 @@ func registerLoopFlags(fs *flag.FlagSet, cfg *loop.Config) {
 	fs.Float64Var(&cfg.ValueScale, "value-scale", cfg.ValueScale, "the teacher's evaluation units of a sure win over ½ (as the search agent's valuescale)")
 	fs.Int64Var(&cfg.GateNodes, "gate-nodes", cfg.GateNodes, "search nodes a move of the engines in the gate and the engine's anchor matches")
 	fs.IntVar(&cfg.Gate.MaxGames, "gate-games", cfg.Gate.MaxGames, fmt.Sprintf("most games of a gate match, even (an SPRT may end it sooner; it needs %d to decide); 0: no gate, every generation adopted", 2*cfg.Gate.SPRTPairs()))
-	fs.Float64Var(&cfg.Gate.Elo1, "gate-elo", cfg.Gate.Elo1, "the gate's H1: the new engine is this much stronger (H0: equal)")
+	fs.Float64Var(&cfg.Gate.Elo0, "gate-elo0", cfg.Gate.Elo0, "the gate's H0, rejected: the new engine is this much stronger (negative: weaker)")
+	fs.Float64Var(&cfg.Gate.Elo1, "gate-elo", cfg.Gate.Elo1, "the gate's H1, adopted: the new engine is this much stronger (0 or less: a non-regression gate, adopted unless weaker)")
 	fs.IntVar(&cfg.AnchorGames, "anchor-games", cfg.AnchorGames, "games against each anchor, even (paired, colours swapped)")
 	fs.IntVar(&cfg.Block, "block", cfg.Block, "teacher games a worker is given at once (claimed together; who plays a game never changes it)")
 	fs.IntVar(&cfg.Workers, "workers", runtime.NumCPU(), "worker processes for the teacher games, goroutines for fits and matches")
