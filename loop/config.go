@@ -170,6 +170,8 @@ func (c Config) Validate() error {
 		err = errors.Join(err, arena.SPRT{Elo0: c.Gate.Elo0, Elo1: c.Gate.Elo1, Alpha: 0.05, Beta: 0.05}.Validate())
 	}
 	switch {
+	case !c.Gate.None() && !(c.Gate.Elo0 < c.Gate.Elo1):
+		return fmt.Errorf("loop: the gate's H0, %g Elo, must be below its H1, %g Elo (-gate-elo0, -gate-elo)", c.Gate.Elo0, c.Gate.Elo1)
 	case err != nil:
 		return fmt.Errorf("loop: %w", err)
 	case c.TeacherWindow < 0:

@@ -79,7 +79,7 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *duration > 0 && !flagSet(fs, "gens") {
 		*gens = math.MaxInt
 	}
-	if err := completeLoopConfig(&cfg, *rule, *gens); err != nil {
+	if err := completeLoopConfig(fs, &cfg, *rule, *gens); err != nil {
 		return err
 	}
 	if w := gateWarning(cfg.Gate); w != "" {
@@ -155,11 +155,17 @@ func loopLimit(gens int, d time.Duration) string {
 }
 
 // completeLoopConfig sets the rule and the fits' workers of cfg and
-// checks it with -gens (a usageError if wrong).
-func completeLoopConfig(cfg *loop.Config, rule string, gens int) error {
+// checks it with -gens (a usageError if wrong). A gate that asks for
+// strength (-gate-elo above 0) without -gate-elo0 tests it against H0
+// "equal", as such gates did before the non-regression gate was the
+// default, not against the default's "20 Elo weaker".
+func completeLoopConfig(fs *flag.FlagSet, cfg *loop.Config, rule string, gens int) error {
 	r, err := gomoku.ParseRule(rule)
 	if err != nil {
 		return usageError{"loop: " + err.Error()}
+	}
+	if flagSet(fs, "gate-elo") && !flagSet(fs, "gate-elo0") && cfg.Gate.Elo1 > 0 {
+		cfg.Gate.Elo0 = 0
 	}
 	cfg.Rule = r
 	cfg.Policy.Workers, cfg.Value.Workers = cfg.Workers, cfg.Workers
@@ -178,8 +184,12 @@ func gateWarning(g loop.Gate) string {
 	if g.SPRTCanDecide() {
 		return ""
 	}
-	return fmt.Sprintf("-gate-games %d leaves the gate's SPRT %d pairs, under the %d it needs to decide: each gate will be decided by its pair score's 95%% interval (adopted when above 50%%); use -gate-games %d or more for the SPRT",
-		g.MaxGames, g.MaxGames/2, g.SPRTPairs(), 2*g.SPRTPairs())
+	adopted := "adopted when above 50%"
+	if g.NonRegression() {
+		adopted = "adopted unless below 50%"
+	}
+	return fmt.Sprintf("-gate-games %d leaves the gate's SPRT %d pairs, under the %d it needs to decide: each gate will be decided by its pair score's 95%% interval (%s); use -gate-games %d or more for the SPRT",
+		g.MaxGames, g.MaxGames/2, g.SPRTPairs(), adopted, 2*g.SPRTPairs())
 }
 
 // modelsDir is the default -models of the database at dbPath: beside a
@@ -247,7 +257,7 @@ func registerLoopFlags(fs *flag.FlagSet, cfg *loop.Config) {
 	fs.Int64Var(&cfg.GateNodes, "gate-nodes", cfg.GateNodes, "search nodes a move of the engines in the gate and the engine's anchor matches")
 	fs.IntVar(&cfg.Gate.MaxGames, "gate-games", cfg.Gate.MaxGames, fmt.Sprintf("most games of a gate match, even (an SPRT may end it sooner; it needs %d to decide); 0: no gate, every generation adopted", 2*cfg.Gate.SPRTPairs()))
 	fs.Float64Var(&cfg.Gate.Elo0, "gate-elo0", cfg.Gate.Elo0, "the gate's H0, rejected: the new engine is this much stronger (negative: weaker)")
-	fs.Float64Var(&cfg.Gate.Elo1, "gate-elo", cfg.Gate.Elo1, "the gate's H1, adopted: the new engine is this much stronger (0 or less: a non-regression gate, adopted unless weaker)")
+	fs.Float64Var(&cfg.Gate.Elo1, "gate-elo", cfg.Gate.Elo1, "the gate's H1, adopted: the new engine is this much stronger (0 or less: a non-regression gate, adopted unless weaker; above 0 without -gate-elo0: H0 equal)")
 	fs.IntVar(&cfg.AnchorGames, "anchor-games", cfg.AnchorGames, "games against each anchor, even (paired, colours swapped)")
 	fs.IntVar(&cfg.Block, "block", cfg.Block, "teacher games a worker is given at once (claimed together; who plays a game never changes it)")
 	fs.IntVar(&cfg.Workers, "workers", runtime.NumCPU(), "worker processes for the teacher games, goroutines for fits and matches")

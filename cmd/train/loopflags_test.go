@@ -27,7 +27,7 @@ func TestLoopGameCounts(t *testing.T) {
 func TestLoopGateWarning(t *testing.T) {
 	dir := t.TempDir()
 	_, errOut, code := train(t, "loop", "-db", filepath.Join(dir, "l.db"), "-gate-games", "40", "-start", filepath.Join(dir, "none.ocf"))
-	want := "train loop: -gate-games 40 leaves the gate's SPRT 20 pairs, under the 30 it needs to decide: each gate will be decided by its pair score's 95% interval (adopted when above 50%); use -gate-games 60 or more for the SPRT"
+	want := "train loop: -gate-games 40 leaves the gate's SPRT 20 pairs, under the 30 it needs to decide: each gate will be decided by its pair score's 95% interval (adopted unless below 50%); use -gate-games 60 or more for the SPRT"
 	if lines := strings.Split(errOut, "\n"); code != 1 || lines[0] != want {
 		t.Errorf("exit %d, stderr %q; want 1 and first line %q", code, errOut, want)
 	}
@@ -37,5 +37,46 @@ func TestLoopGateWarning(t *testing.T) {
 		if w := gateWarning(g); w != "" {
 			t.Errorf("-gate-games %d: warning %q", games, w)
 		}
+	}
+}
+
+// TestLoopGateFlags: the default gate is the non-regression gate (H0 20
+// Elo weaker, H1 equal); -gate-elo above 0 alone asks for strength against
+// H0 "equal"; -gate-elo0 given is kept, in either order; H0 not below H1
+// is refused in one usage line. A strict gate too small for its SPRT is
+// warned about with its own interval rule.
+func TestLoopGateFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args       []string
+		elo0, elo1 float64
+	}{
+		{nil, -20, 0},
+		{[]string{"-gate-elo", "20"}, 0, 20},
+		{[]string{"-gate-elo", "20", "-gate-elo0", "-5"}, -5, 20},
+		{[]string{"-gate-elo0", "-5", "-gate-elo", "20"}, -5, 20},
+		{[]string{"-gate-elo", "-5"}, -20, -5},
+		{[]string{"-gate-elo0", "-40"}, -40, 0},
+	} {
+		cfg := loop.DefaultConfig()
+		fs := newFlags("loop", "", "", new(strings.Builder))
+		registerLoopFlags(fs, &cfg)
+		if err := parseNoArgs(fs, tt.args); err != nil {
+			t.Fatalf("%v: %v", tt.args, err)
+		}
+		if err := completeLoopConfig(fs, &cfg, "freestyle", 1); err != nil {
+			t.Fatalf("%v: %v", tt.args, err)
+		}
+		if cfg.Gate.Elo0 != tt.elo0 || cfg.Gate.Elo1 != tt.elo1 {
+			t.Errorf("%v: gate H0 %v, H1 %v; want %v, %v", tt.args, cfg.Gate.Elo0, cfg.Gate.Elo1, tt.elo0, tt.elo1)
+		}
+	}
+	db := filepath.Join(t.TempDir(), "l.db")
+	_, errOut, code := train(t, "loop", "-db", db, "-gate-elo", "-30")
+	if lines := strings.Split(strings.TrimRight(errOut, "\n"), "\n"); code != 2 || len(lines) != 1 || lines[0] != "train: loop: the gate's H0, -20 Elo, must be below its H1, -30 Elo (-gate-elo0, -gate-elo)" {
+		t.Errorf("-gate-elo -30: exit %d, stderr %q; want 2 and one line", code, errOut)
+	}
+	g := loop.Gate{MaxGames: 40, MinPairs: 30, Elo0: 0, Elo1: 20}
+	if w := gateWarning(g); !strings.Contains(w, "(adopted when above 50%)") {
+		t.Errorf("strict gate of 40 games: warning %q", w)
 	}
 }

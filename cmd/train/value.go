@@ -44,7 +44,7 @@ func valueCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *to < *from || *from < 1 || *out == "" {
 		return usageError{fmt.Sprintf("value: want 1 <= -from <= -to and -o (have %d, %d, %q)", *from, *to, *out)}
 	}
-	if err := completeLoopConfig(&cfg, *rule, 1); err != nil {
+	if err := completeLoopConfig(fs, &cfg, *rule, 1); err != nil {
 		return err
 	}
 	var rescore *loop.Rescore
