@@ -121,15 +121,13 @@ const TeacherValueScale = 300
 const TeacherPriorDepth = 4
 
 // DefaultConfig is the configuration of "train loop" without flags: the
-// recipe drafted in data/README.md ("The next recipe", not yet run) but
-// its seed and -gens. A generation is 12,000 games, about 230,000
-// positions with a choice (19 or so a game) and 350,000 value positions;
-// the window of 2 about twice that. Measured on this 2-core machine with
-// 1,500-game generations: 25–32 teacher games a second on 2 workers when
-// the machine is quiet (9–12 when three other engineers' builds load it),
-// fits of 60,000 samples in 4 s (16 s loaded), gate and anchors in 25–85
-// s; so a generation takes about 10–15 minutes quiet, and the fit's
-// memory peaks at about 3 GB (6.5 KB a training position).
+// recipe of data/README.md's second network run (which gave -games 6000,
+// its seed and -gens) but its seed and -gens. A generation is 12,000
+// games, about 230,000 positions with a choice (19 or so a game) and
+// 350,000 value positions; the window of 2 about twice that. Measured on
+// this 2-core machine with 6,000-game generations: 25–40 teacher games a
+// second on 2 workers, fits of about 250,000 samples in 10–27 s, the gate
+// and anchors 1 to 5 minutes; the fit's memory peaks at 1.2–1.5 GB.
 func DefaultConfig() Config {
 	pf := forest.DefaultConfig()
 	pf.Trees, pf.MaxDepth, pf.MinLeaf = 48, 14, 10
