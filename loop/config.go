@@ -121,8 +121,9 @@ const TeacherValueScale = 300
 const TeacherPriorDepth = 4
 
 // DefaultConfig is the configuration of "train loop" without flags: the
-// recipe of data/README.md's second network run (which gave -games 6000,
-// its seed and -gens) but its seed and -gens. A generation is 12,000
+// recipe of data/README.md's second network run, but for that run's
+// -games 6000, -seed and -gens (and its last two generations' 64 hidden
+// units). A generation is 12,000
 // games, about 230,000 positions with a choice (19 or so a game) and
 // 350,000 value positions; the window of 2 about twice that. Measured on
 // this 2-core machine with 6,000-game generations: 25–40 teacher games a
