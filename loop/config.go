@@ -49,6 +49,10 @@ type Config struct {
 	// target.go).
 	ValueSet    int     `json:"value_set,omitempty"`
 	ValueTarget float64 `json:"value_target,omitempty"`
+	// ValueTD is the weight of the game's next position's target in a
+	// position's (TD(ValueTD) along the game, see valueTargets; 0: the
+	// position's own).
+	ValueTD float64 `json:"value_td,omitempty"`
 	// ScaleByGen fits the scale that turns the teacher's scores into
 	// probabilities on each generation's positions apart (each teacher's
 	// units), not on the window's together.
@@ -189,6 +193,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("loop: value feature set %d: want %d, %d or %d", c.ValueSet, policy.ValueFeatureSet1, policy.ValueFeatureSet2, policy.ValueFeatureSet3)
 	case !(c.ValueTarget >= 0 && c.ValueTarget <= 1):
 		return fmt.Errorf("loop: value target %v out of range [0, 1]", c.ValueTarget)
+	case !(c.ValueTD >= 0 && c.ValueTD < 1):
+		return fmt.Errorf("loop: value TD weight %v out of range [0, 1) (-value-td)", c.ValueTD)
 	case c.GateNodes < 100:
 		return fmt.Errorf("loop: gate nodes %d: want at least 100", c.GateNodes)
 	case c.Gate.MinPairs < 0:

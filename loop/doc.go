@@ -23,8 +23,9 @@
 //     sees each side's threats) and a target blended from the teacher's
 //     root score, turned into a win probability by a logistic whose scale
 //     is fitted on the window (ScoreWin), and the game's outcome for the
-//     mover, Config.ValueTarget of the first (target.go; each choice's
-//     measurement in TUNING.md);
+//     mover, Config.ValueTarget of the first, and with Config.ValueTD
+//     the next position's target blended in, TD(λ) along the game
+//     (target.go; each choice's measurement in TUNING.md);
 //  3. fits the policy and value forests and measures them on the held-out
 //     games: within-position top-1 agreement with the teacher and
 //     within-position AUC (every candidate of a held-out position is

@@ -86,7 +86,7 @@ func fitValue(ctx context.Context, s *sets, cfg Config, g int, rec *Record) (*po
 		scales = make([]float64, len(s.valueWon))
 	}
 	if cfg.ValueSet == policy.ValueFeatureSet3 {
-		for i, t := range valueTargets(s, cfg.ValueTarget, scales) {
+		for i, t := range valueTargets(s, cfg.ValueTarget, cfg.ValueTD, scales) {
 			s.valueNet.SetWeight(i, t, 1)
 		}
 		ncfg := cfg.Net
@@ -97,7 +97,7 @@ func fitValue(ctx context.Context, s *sets, cfg Config, g int, rec *Record) (*po
 	vcfg.Seed = seed
 	var weights []float64
 	if cfg.ValueTarget > 0 {
-		weights = valueWeights(s, cfg.ValueTarget, scales)
+		weights = valueWeights(s, cfg.ValueTarget, cfg.ValueTD, scales)
 	}
 	return policy.FitValue(ctx, cfg.ValueSet, s.valueX, s.valueY, weights, cfg.Rule, vcfg)
 }

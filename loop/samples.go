@@ -30,6 +30,7 @@ type sets struct {
 	valueWon   []bool
 	valueScore []int16
 	valueGen   []int32 // the generation of each position's game
+	valueLast  []bool  // whether the position is its game's last value position
 	// valueNet are the training positions' rows for a value network
 	// (value feature set 3): one a position, its target set by fit.
 	valueNet *mlp.Rows
@@ -159,6 +160,7 @@ func (b *builder) game(g *store.TeacherGame) error {
 	}
 	rng := rand.New(rand.NewPCG(splitmix.Derive(b.cfg.Seed, 0x5a3e, uint64(g.Gen), uint64(g.Game)), 0))
 	b.pos.Reset(gomoku.New(gomoku.Options{Rule: b.cfg.Rule, Radius: b.cfg.Radius}))
+	rows := len(b.s.valueLast)
 	for i, m := range g.Moves {
 		if i >= g.Book {
 			b.ply(g, i, test, rng)
@@ -166,6 +168,9 @@ func (b *builder) game(g *store.TeacherGame) error {
 		if err := b.pos.Play(m); err != nil {
 			return err
 		}
+	}
+	if n := len(b.s.valueLast); n > rows {
+		b.s.valueLast[n-1] = true // the game's value positions are rows..n-1
 	}
 	return nil
 }
@@ -237,7 +242,7 @@ func (b *builder) valueRow(won bool, score int16, gen int, test bool) {
 		return
 	}
 	b.s.valueWon, b.s.valueScore = append(b.s.valueWon, won), append(b.s.valueScore, score)
-	b.s.valueGen = append(b.s.valueGen, int32(gen))
+	b.s.valueGen, b.s.valueLast = append(b.s.valueGen, int32(gen)), append(b.s.valueLast, false)
 	if b.cfg.ValueSet == policy.ValueFeatureSet3 {
 		if b.s.valueNet == nil {
 			b.s.valueNet = policy.NewValueNetRows()

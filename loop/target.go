@@ -133,15 +133,38 @@ func scoreScales(s *sets, byGen bool, g int) ([]float64, float64) {
 }
 
 // valueTargets are the targets of the value positions of s for target
-// weight lambda and each position's score scale; a position without a
-// score (or scale 0) has the outcome alone as its target.
-func valueTargets(s *sets, lambda float64, scales []float64) []float64 {
+// weight lambda, the weight td of the game's next position, and each
+// position's score scale; a position without a score (or scale 0) has
+// the outcome alone as its one-step target.
+//
+// With td > 0 the targets look ahead along the game, as TD(td) does:
+// a position's target is (1 − td) of its own (the blend above) and td of
+// the next position's target seen from this mover (1 − that), the last
+// position's next being the outcome; so the teacher's judgement k plies
+// later weighs td^k, and a position sinking over many moves is seen from
+// its start. A proved score (a mate) is its own target.
+func valueTargets(s *sets, lambda, td float64, scales []float64) []float64 {
 	t := make([]float64, len(s.valueWon))
+	proved := make([]bool, len(t))
 	for i, won := range s.valueWon {
 		t[i] = b2f(won)
 		if sc := s.valueScore[i]; sc != noScore && scales[i] > 0 {
 			t[i] = lambda*ScoreWin(int(sc), scales[i]) + (1-lambda)*t[i]
+			proved[i] = search.IsMate(int(sc))
 		}
+	}
+	if td == 0 {
+		return t
+	}
+	for i := len(t) - 1; i >= 0; i-- {
+		if proved[i] {
+			continue
+		}
+		next := b2f(s.valueWon[i]) // the outcome, after the game's last position
+		if !s.valueLast[i] {
+			next = 1 - t[i+1]
+		}
+		t[i] = (1-td)*t[i] + td*next
 	}
 	return t
 }
@@ -149,9 +172,9 @@ func valueTargets(s *sets, lambda float64, scales []float64) []float64 {
 // valueWeights are the weights of a forest's value rows of s (two a
 // position, "won" first as built, see builder.valueRow): the position's
 // target and its complement.
-func valueWeights(s *sets, lambda float64, scales []float64) []float64 {
+func valueWeights(s *sets, lambda, td float64, scales []float64) []float64 {
 	w := make([]float64, 0, 2*len(s.valueWon))
-	for i, t := range valueTargets(s, lambda, scales) {
+	for i, t := range valueTargets(s, lambda, td, scales) {
 		// The rows are the outcome's label, then the other.
 		if s.valueWon[i] {
 			w = append(w, t, 1-t)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"ocvist/gomoku"
 	"ocvist/search"
 )
 
@@ -55,9 +56,72 @@ func TestValueWeights(t *testing.T) {
 		valueWon:   []bool{true, false, true},
 		valueScore: []int16{0, -(search.Mate - 2), noScore},
 	}
-	got := valueWeights(s, 0.5, []float64{300, 300, 300})
+	got := valueWeights(s, 0.5, 0, []float64{300, 300, 300})
 	if want := []float64{0.75, 0.25, 1, 0, 1, 0}; !slices.Equal(got, want) {
 		t.Errorf("weights %v, want %v", got, want)
+	}
+}
+
+// TestValueTargetsTD: with a TD weight the targets look ahead along each
+// game and stop at its end: a game of three level positions won by its
+// last mover, then one of a level position before a proved loss.
+func TestValueTargetsTD(t *testing.T) {
+	s := &sets{
+		valueWon:   []bool{true, false, true, true, false},
+		valueScore: []int16{0, 0, 0, 0, -(search.Mate - 2)},
+		valueLast:  []bool{false, false, true, false, true},
+	}
+	scales := []float64{300, 300, 300, 300, 300}
+	if got, want := valueTargets(s, 1, 0, scales), []float64{0.5, 0.5, 0.5, 0.5, 0}; !slices.Equal(got, want) {
+		t.Errorf("td 0: targets %v, want the positions' own %v", got, want)
+	}
+	// Backwards, td ½: the last mover won, ½·½ + ½·1 = 0.75; then
+	// ½·½ + ½·(1 − 0.75) = 0.375; ½·½ + ½·0.625 = 0.5625. The second game:
+	// the proved loss stays 0, the position before it ½·½ + ½·1.
+	want := []float64{0.5625, 0.375, 0.75, 0.75, 0}
+	if got := valueTargets(s, 1, 0.5, scales); !slices.Equal(got, want) {
+		t.Errorf("td ½: targets %v, want %v", got, want)
+	}
+	// λ = 0 (the outcome alone) is the same with or without td.
+	if got, want := valueTargets(s, 0, 0.5, scales), []float64{1, 0, 1, 1, 0}; !slices.Equal(got, want) {
+		t.Errorf("λ 0, td ½: targets %v, want the outcomes %v", got, want)
+	}
+}
+
+// TestBuilderGameEnds: the builder marks each game's last value position,
+// and only those: one a decided training game, at its last row.
+func TestBuilderGameEnds(t *testing.T) {
+	cfg := DefaultConfig()
+	bl := newBuilder(cfg)
+	bl.valueOnly = true
+	games := teacherGames(t, 12, 300, cfg.Explore)
+	rows, ends := 0, 0
+	for i := range games {
+		g := &games[i]
+		before := len(bl.s.valueLast)
+		if err := bl.game(g); err != nil {
+			t.Fatal(err)
+		}
+		n := len(bl.s.valueLast) - before
+		rows += n
+		if heldOutGame(cfg.Seed, g.Gen, g.Game, cfg.Holdout) || g.Winner == gomoku.Empty {
+			if n != 0 {
+				t.Fatalf("game %d (held out or drawn) gave %d training rows", i, n)
+			}
+			continue
+		}
+		if want := len(g.Moves) - g.Book; n != want {
+			t.Fatalf("game %d gave %d value rows, want %d (its plies after the book)", i, n, want)
+		}
+		ends++
+		for j := before; j < len(bl.s.valueLast); j++ {
+			if bl.s.valueLast[j] != (j == len(bl.s.valueLast)-1) {
+				t.Fatalf("game %d: row %d of %d..%d marked last=%v", i, j, before, len(bl.s.valueLast)-1, bl.s.valueLast[j])
+			}
+		}
+	}
+	if ends == 0 || rows != len(bl.s.valueWon) {
+		t.Fatalf("%d training games, %d rows marked of %d", ends, rows, len(bl.s.valueWon))
 	}
 }
 

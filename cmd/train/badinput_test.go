@@ -52,6 +52,7 @@ func TestBadInput(t *testing.T) {
 		{"ValueNoTarget", []string{"value", "-db", good, "-o", filepath.Join(dir, "v.ocf")}, "want 1 <= -from <= -to and -o", 2},
 		{"ValueBadSet", []string{"value", "-db", good, "-to", "1", "-o", filepath.Join(dir, "v.ocf"), "-value-set", "4"}, "value feature set 4", 2},
 		{"ValueBadTarget", []string{"value", "-db", good, "-to", "1", "-o", filepath.Join(dir, "v.ocf"), "-value-target", "1.5"}, "value target 1.5", 2},
+		{"ValueBadTD", []string{"value", "-db", good, "-to", "1", "-o", filepath.Join(dir, "v.ocf"), "-value-td", "1"}, "value TD weight 1 out of range [0, 1) (-value-td)", 2},
 		{"ValueNoGames", []string{"value", "-db", good, "-to", "1", "-o", filepath.Join(dir, "v.ocf")}, "no value rows", 1},
 		{"RescoreFewNodes", []string{"value", "-db", good, "-to", "1", "-o", filepath.Join(dir, "v.ocf"), "-rescore-nodes", "50"}, "-rescore-nodes 50: want 0 or at least 100", 2},
 		{"RescoreModelsAlone", []string{"value", "-db", good, "-to", "1", "-o", filepath.Join(dir, "v.ocf"), "-rescore-value", "v.ocf"}, "need -rescore-nodes", 2},
