@@ -29,7 +29,9 @@ func ReadLines(ctx context.Context, r io.Reader) *Lines {
 	go func() {
 		defer close(c)
 		br := bufio.NewReader(r)
-		for {
+		// No read starts once ctx is done: the line read when it ended
+		// may still be taken (the select below), but it is the last.
+		for ctx.Err() == nil {
 			line, err := br.ReadString('\n')
 			if line != "" {
 				line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
