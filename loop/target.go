@@ -145,20 +145,19 @@ func scoreScales(s *sets, byGen bool, g int) ([]float64, float64) {
 // its start. A proved score (a mate) is its own target.
 func valueTargets(s *sets, lambda, td float64, scales []float64) []float64 {
 	t := make([]float64, len(s.valueWon))
-	proved := make([]bool, len(t))
+	scored := func(i int) bool { return s.valueScore[i] != noScore && scales[i] > 0 }
 	for i, won := range s.valueWon {
 		t[i] = b2f(won)
-		if sc := s.valueScore[i]; sc != noScore && scales[i] > 0 {
-			t[i] = lambda*ScoreWin(int(sc), scales[i]) + (1-lambda)*t[i]
-			proved[i] = search.IsMate(int(sc))
+		if scored(i) {
+			t[i] = lambda*ScoreWin(int(s.valueScore[i]), scales[i]) + (1-lambda)*t[i]
 		}
 	}
 	if td == 0 {
 		return t
 	}
 	for i := len(t) - 1; i >= 0; i-- {
-		if proved[i] {
-			continue
+		if scored(i) && search.IsMate(int(s.valueScore[i])) {
+			continue // proved: its own target
 		}
 		next := b2f(s.valueWon[i]) // the outcome, after the game's last position
 		if !s.valueLast[i] {
