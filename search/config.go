@@ -125,12 +125,16 @@ type Config struct {
 	// at the root and at nodes with at least PriorDepth plies left,
 	// adding PriorWeight × its score (in [0, 1]) to a move's pattern
 	// score; the value model adds ValueScale × (v − ½) to every
-	// evaluation. TUNING.md: the first "Kept" row (PriorDepth), "the
-	// learned prior weighed 120 or 30" (PriorWeight), "value scale"
-	// (ValueScale).
+	// evaluation — or, with ValueLogit L > 0, ValueScale × z / 4, where z
+	// is v's logit ln(v / (1 − v)) held within ±L: the same slope at
+	// v = ½, but a value near 0 or 1 keeps telling positions apart
+	// instead of flattening out. TUNING.md: the first "Kept" row
+	// (PriorDepth), "the learned prior weighed 120 or 30" (PriorWeight),
+	// "value scale" (ValueScale, ValueLogit).
 	PriorDepth  int
 	PriorWeight float64
 	ValueScale  float64
+	ValueLogit  float64
 
 	// Weights are the evaluation's and the move ranking's numbers.
 	// TUNING.md: "evaluation weights fitted to game results".
@@ -242,6 +246,7 @@ var options = []Option{
 	intOpt("priordepth", "least depth left at which the learned prior ranks moves", 0, MaxDepth, func(c *Config) *int { return &c.PriorDepth }),
 	floatOpt("priorweight", "pattern points a prior of 1 adds to a move", 0, 1e6, func(c *Config) *float64 { return &c.PriorWeight }),
 	floatOpt("valuescale", "evaluation units of a sure win over ½ (value model)", 0, 1e6, func(c *Config) *float64 { return &c.ValueScale }),
+	floatOpt("valuelogit", "N > 0: the value model adds valuescale·z/4, z its logit held within ±N (0: valuescale·(v − ½))", 0, 30, func(c *Config) *float64 { return &c.ValueLogit }),
 	msOpt("timereserve", "milliseconds kept back from every time limit", 0, 60_000, func(c *Config) *time.Duration { return &c.TimeReserve }),
 	floatOpt("timemargin", "share of the turn limit kept back", 0, 0.9, func(c *Config) *float64 { return &c.TimeMargin }),
 	floatOpt("timeoptimum", "share of the maximum after which no iteration starts", 0, 1, func(c *Config) *float64 { return &c.TimeOptimum }),

@@ -1,6 +1,8 @@
 package search
 
 import (
+	"math"
+
 	"ocvist/gomoku"
 	"ocvist/patterns"
 )
@@ -62,6 +64,20 @@ func DefaultWeights() Weights {
 	}
 }
 
+// valueTerm is what a value model's p adds to the evaluation
+// (Config.ValueScale, ValueLogit).
+func (s *Searcher) valueTerm(p float64) int32 {
+	l := s.cfg.ValueLogit
+	if l <= 0 {
+		return int32(s.cfg.ValueScale * (p - 0.5))
+	}
+	z := l // p = 1, or a logit beyond l
+	if p < 1 {
+		z = math.Log(p / (1 - p))
+	}
+	return int32(s.cfg.ValueScale * max(min(z, l), -l) / 4)
+}
+
 // evaluate is the static score of the position for the side to move, me.
 // It reads the shape histograms patterns keeps incrementally: a few dozen
 // multiply-adds. Hot: guarded by BenchmarkSearch.
@@ -75,7 +91,7 @@ func (s *Searcher) evaluate(me gomoku.Player) int {
 	}
 	v += w.OwnDouble*int32(s.pos.Count(patterns.MakesDouble, me)) - w.TheirDouble*int32(s.pos.Count(patterns.MakesDouble, opp))
 	if s.value != nil {
-		v += int32(s.cfg.ValueScale * (s.value.Value(s.pos) - 0.5))
+		v += s.valueTerm(s.value.Value(s.pos))
 	}
 	return int(max(min(v, mateBound-1), -(mateBound - 1)))
 }

@@ -22,7 +22,8 @@ type Prior interface {
 }
 
 // Value estimates the chance that the side to move wins (in [0, 1]); the
-// evaluation adds Config.ValueScale·(v − ½). It must not change pos.
+// evaluation adds Config.ValueScale·(v − ½) (or its logit's share:
+// Config.ValueLogit). It must not change pos.
 type Value interface {
 	Value(pos *patterns.Position) float64
 }
@@ -196,8 +197,8 @@ func (s *Searcher) SetPrior(newPrior func() Prior) {
 	}
 }
 
-// SetValue adds Config.ValueScale·(v − ½) of a value model's v to every
-// evaluation: newValue makes one for each thread; nil removes it.
+// SetValue adds a value model's v to every evaluation (Config.ValueScale,
+// ValueLogit): newValue makes one for each thread; nil removes it.
 func (s *Searcher) SetValue(newValue func() Value) {
 	s.newValue, s.value, s.helpers = newValue, nil, nil
 	if newValue != nil {
