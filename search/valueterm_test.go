@@ -32,9 +32,7 @@ func TestValueTerm(t *testing.T) {
 		{4500, 8, 0, -9000},
 		{4500, 2, 0.5 + 1e-9, 0},
 	} {
-		cfg := DefaultConfig()
-		cfg.ValueScale, cfg.ValueLogit = c.scale, c.logit
-		s := New(cfg)
+		s := &Searcher{cfg: Config{ValueScale: c.scale, ValueLogit: c.logit}} // valueTerm reads these alone
 		if got := s.valueTerm(c.v); got != c.want {
 			t.Errorf("scale %v, logit %v: v %v adds %d, want %d", c.scale, c.logit, c.v, got, c.want)
 		}
