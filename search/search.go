@@ -233,6 +233,7 @@ func (s *Searcher) Threads() int { return s.cfg.Threads }
 func (s *Searcher) Clear() {
 	s.tt.clear()
 	s.prover.forget()
+	s.vct.forget()
 	for _, t := range append([]*Searcher{s}, s.helpers...) {
 		t.vcf.Clear()
 		t.history = [2][gomoku.NumCells]int32{}

@@ -28,6 +28,7 @@ type vctSearch struct {
 	vcf      *patterns.VCFTable
 	win      map[uint64]vctWin // attacker node → its winning move
 	fail     map[uint64]int    // attacker node → depth known not to win
+	key      proofKey          // the attacker and options win holds for
 	bufs     [64][]gomoku.Point
 	vcfLine  [128]gomoku.Point
 }
@@ -54,15 +55,27 @@ const (
 // (attacker and defender moves alternating, ending in a five; at each
 // defender node the answer that holds out longest in the proof), its
 // length in plies (0: no win found; a bound on the win's length against
-// every defence) and the nodes used.
+// every defence) and the nodes used. The tables start empty, unless the
+// last run's already prove pos won for side (the game went on along a
+// proof): then the win is read back without a search, so that a win
+// once announced is followed through whatever the budget (a fresh search
+// of the position after the defender's answer may not find it again
+// within a smaller one).
 func (v *vctSearch) run(pos *patterns.Position, side gomoku.Player, depth, maxNodes int, vcf *patterns.VCFTable, stop func() bool) ([]gomoku.Point, int, int) {
 	v.pos, v.a, v.d, v.vcf, v.stop = pos, side, side.Other(), vcf, stop
 	v.nodes, v.maxNodes, v.nextPoll, v.cut = 0, maxNodes, 0, false
 	if v.win == nil {
 		v.win, v.fail = map[uint64]vctWin{}, map[uint64]int{}
 	}
+	key := proofKey{side, pos.Board().Options()}
+	if w, ok := v.win[pos.Board().Hash()]; ok && v.key == key && !pos.Board().Over() {
+		if line := v.line(); line != nil {
+			return line, w.plies, v.nodes
+		}
+	}
 	clear(v.win)
 	clear(v.fail)
+	v.key = key
 	if pos.Board().Over() {
 		return nil, 0, v.nodes
 	}
@@ -76,6 +89,9 @@ func (v *vctSearch) run(pos *patterns.Position, side gomoku.Player, depth, maxNo
 	}
 	return line, plies, v.nodes
 }
+
+// forget makes the next run start from empty tables (a new game).
+func (v *vctSearch) forget() { v.key = proofKey{} }
 
 // poll sets the next poll 256 nodes on and reports whether stop, if
 // any, says to stop. attack calls it once nodes reach nextPoll.

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"ocvist/gomoku"
@@ -225,5 +226,70 @@ func TestVCTPollsStop(t *testing.T) {
 	}
 	if long < 3 {
 		t.Errorf("only %d of 40 VCTs ran 1,000 nodes", long)
+	}
+}
+
+// TestVCTWinFollowedThrough: a win by threats, once announced, is played
+// out to the five at the same small budget, whatever the defender answers.
+// The position is from a match at 10,000 nodes a move (gen-seed 1331,
+// game 2317): White announced a VCT win in 25 plies and then in 23, 21 and
+// 19, but after Black's answer a6 — the one the line expected — a fresh
+// VCT of the 2,500 nodes such a search gives it found nothing, and White
+// lost the game. Now the VCT's tables are kept when they prove the new
+// root won (as the proof search's are), so the win is read back: every
+// move of the attacker announces a win no longer than the last one (less
+// the two plies played), or blocks a counter-four, and White makes five.
+// Black answers as the line says (after a forced block, which has no line,
+// with the first of its defences), or with the last of its defences.
+func TestVCTWinFollowedThrough(t *testing.T) {
+	const game = "g7 e8 h6 i5 i9 g5 f6 h8 f5 e6 g8 f7 e9 g9 f10 j6 k5 d8 g6 b8 c8 e4 e10 d10 d9 f11 i8 h7 c9 f9 i10 i11 h10 g10 h11 k7 h4 c6 d7 b7 b9 a9 d5 e12 d13"
+	for _, other := range []bool{false, true} {
+		pos := patterns.NewPosition(gomoku.Options{})
+		for _, m := range strings.Fields(game) {
+			q, err := gomoku.ParsePoint(m)
+			must(t, err)
+			must(t, pos.Play(q))
+		}
+		s := New(DefaultConfig())
+		claims, last := 0, 0
+		for !pos.Board().Over() {
+			b := pos.Board()
+			res, err := s.Search(context.Background(), pos, Limits{Nodes: 10_000})
+			must(t, err)
+			n := MatePlies(res.Score)
+			switch forced := pos.Count(patterns.MakesFive, gomoku.Black) == 1; {
+			case forced && res.Move == pos.Set(patterns.MakesFive, gomoku.Black).First():
+				// a counter-four blocked: the proof goes on after it
+			case n <= 0 || last > 0 && n > last-2:
+				t.Fatalf("other answers %v, move %d: %s (%q), after a win announced in %d\n%s", other, b.Stones()+1, res.Move, res.Reason, last, history(pos))
+			default:
+				claims++
+				last = n
+			}
+			must(t, pos.Play(res.Move))
+			if b.Over() {
+				break
+			}
+			reply := gomoku.NoPoint
+			switch {
+			case pos.Count(patterns.MakesFive, gomoku.White) > 0:
+				reply = pos.Set(patterns.MakesFive, gomoku.White).First()
+			case !other && len(res.PV) > 1:
+				reply = res.PV[1]
+			default: // the first or the last of the defences the VCT refuted
+				for q := range pos.Defences(gomoku.Black).All() {
+					if reply == gomoku.NoPoint || other {
+						reply = q
+					}
+				}
+			}
+			if reply == gomoku.NoPoint {
+				t.Fatalf("other answers %v, move %d: no answer to %s\n%s", other, b.Stones()+1, res.Move, history(pos))
+			}
+			must(t, pos.Play(reply))
+		}
+		if w := pos.Board().Winner(); w != gomoku.White || claims < 5 {
+			t.Errorf("other answers %v: winner %v after %d claims, want White after at least 5\n%s", other, w, claims, history(pos))
+		}
 	}
 }
