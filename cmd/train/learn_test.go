@@ -128,6 +128,14 @@ func TestGenerations(t *testing.T) {
 	if b, err := os.ReadFile(png); err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
 		t.Errorf("report did not write a PNG: %v", err)
 	}
+	// Without -o, the chart goes beside the database, named after it.
+	beside := strings.TrimSuffix(db, filepath.Ext(db)) + "-curve.png"
+	if out := mustTrain(t, "report", "-db", db); !strings.Contains(out, beside) {
+		t.Errorf("report without -o: %q, want it to name %s", out, beside)
+	}
+	if b, err := os.ReadFile(beside); err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+		t.Errorf("report without -o did not write a PNG beside the database: %v", err)
+	}
 	if _, errOut, code := train(t, "report", "-db", db, "-o", filepath.Join(dir, "c.gif")); code != 2 || !strings.Contains(errOut, ".png or .svg") {
 		t.Errorf("report to .gif: exit %d %s", code, errOut)
 	}

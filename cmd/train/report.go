@@ -27,9 +27,12 @@ follows the file name: .png or .svg.`
 func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("report", "[-db FILE] [-o FILE]", reportAbout, stderr)
 	dbPath := fs.String("db", defaultDB, "database `file`")
-	out := fs.String("o", "data/learning-curve.png", "chart `file` (.png or .svg)")
+	out := fs.String("o", "", "chart `file` (.png or .svg; default: next to the database, data/loop.db's data/loop-curve.png; learning-curve.png for a PostgreSQL database)")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
+	}
+	if *out == "" {
+		*out = curveFile(*dbPath)
 	}
 	switch strings.ToLower(filepath.Ext(*out)) {
 	case ".png", ".svg":
@@ -64,6 +67,17 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	fmt.Fprintf(stdout, "wrote %s: %d generations\n", *out, len(gens))
 	return nil
+}
+
+// curveFile is the chart's default file for the database at dbPath:
+// beside it, named after it (one database's report does not overwrite
+// another's), or learning-curve.png in the working folder for a
+// PostgreSQL database.
+func curveFile(dbPath string) string {
+	if backend.IsURL(dbPath) {
+		return "learning-curve.png"
+	}
+	return strings.TrimSuffix(dbPath, filepath.Ext(dbPath)) + "-curve.png"
 }
 
 // writeChart writes a chart to path through draw.
