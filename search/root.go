@@ -48,6 +48,11 @@ func (s *Searcher) byRule() (Result, bool) {
 		r := Result{Move: q, PV: []gomoku.Point{q}, Reason: "blocks the four at " + q.String()}
 		if p.Count(patterns.MakesFive, opp) >= 2 && s.room(2) {
 			r.Score, r.Reason = -(Mate - 2), "blocks one of two five-points: lost"
+		} else if line, plies := s.vct.kept(p, me, s.vcf); plies > 0 && line[0] == q {
+			// A counter-four in a win by threats already proved: the
+			// block goes on along the proof, and the win is announced.
+			r.Score, r.PV = Mate-plies, line
+			r.Reason = fmt.Sprintf("blocks the four at %v: wins by continuous threats (VCT) in %d", q, plies)
 		}
 		return r, true
 	case !p.Set(patterns.MakesWin, me).Empty() && s.room(3):

@@ -67,15 +67,12 @@ func (v *vctSearch) run(pos *patterns.Position, side gomoku.Player, depth, maxNo
 	if v.win == nil {
 		v.win, v.fail = map[uint64]vctWin{}, map[uint64]int{}
 	}
-	key := proofKey{side, pos.Board().Options()}
-	if w, ok := v.win[pos.Board().Hash()]; ok && v.key == key && !pos.Board().Over() {
-		if line := v.line(); line != nil {
-			return line, w.plies, v.nodes
-		}
+	if line, plies := v.kept(pos, side, vcf); plies > 0 {
+		return line, plies, v.nodes
 	}
 	clear(v.win)
 	clear(v.fail)
-	v.key = key
+	v.key = proofKey{side, pos.Board().Options()}
 	if pos.Board().Over() {
 		return nil, 0, v.nodes
 	}
@@ -88,6 +85,22 @@ func (v *vctSearch) run(pos *patterns.Position, side gomoku.Player, depth, maxNo
 		return nil, 0, v.nodes // a table collision or a bug: no win rather than a wrong one
 	}
 	return line, plies, v.nodes
+}
+
+// kept reads a win of side on pos back from the last run's tables, when
+// they prove pos won for side under pos's options (the game went on along
+// a proof): the line and its length in plies, or nil and 0. pos is
+// restored.
+func (v *vctSearch) kept(pos *patterns.Position, side gomoku.Player, vcf *patterns.VCFTable) ([]gomoku.Point, int) {
+	w, ok := v.win[pos.Board().Hash()]
+	if !ok || v.key != (proofKey{side, pos.Board().Options()}) || pos.Board().Over() {
+		return nil, 0
+	}
+	v.pos, v.a, v.d, v.vcf = pos, side, side.Other(), vcf
+	if line := v.line(); line != nil {
+		return line, w.plies
+	}
+	return nil, 0
 }
 
 // forget makes the next run start from empty tables (a new game).
