@@ -143,24 +143,54 @@ type errReader struct{ err error }
 func (r errReader) Read([]byte) (int, error) { return 0, r.err }
 
 // TestReadLinesStops: once the context is done the reader ends after its
-// current read, whether or not anyone takes the line it read.
+// current read, whether or not anyone takes the line it read, and starts
+// no other. The test waits until the second read is under way before it
+// cancels (a cancel that lands before the reader loops back starts no
+// read at all, and a write would then wait for ever: an earlier version
+// of this test hung so, once in a while under -race); a reader cancelled
+// before it starts reads nothing.
 func TestReadLinesStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	l := ReadLines(ctx, pr)
+	reads := make(chan struct{}, 8)
+	n := 0 // reads started; the reader goroutine's alone until C is closed
+	l := ReadLines(ctx, readerFunc(func(p []byte) (int, error) {
+		n++
+		reads <- struct{}{}
+		return pr.Read(p)
+	}))
 	go pw.Write([]byte("one\n"))
 	if s := <-l.C; s != "one" {
 		t.Fatalf("got %q", s)
 	}
+	<-reads // the read of "one"
+	<-reads // the next, under way
 	cancel()
-	pw.Write([]byte("two\n")) // returns once the reader has read it
+	pw.Write([]byte("two\n")) // returns once the read under way has read it
 	for s := range l.C {      // ends: the reader does not read again
 		if s != "two" {
 			t.Errorf("line %q after the context was done", s)
 		}
 	}
+	if n != 2 {
+		t.Errorf("%d reads, want 2: none after the context was done", n)
+	}
+
+	done, cancelDone := context.WithCancel(context.Background())
+	cancelDone()
+	l = ReadLines(done, readerFunc(func([]byte) (int, error) {
+		t.Error("a read though the context was done before ReadLines")
+		return 0, io.EOF
+	}))
+	for s := range l.C {
+		t.Errorf("line %q though the context was done before ReadLines", s)
+	}
 }
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
 
 // TestSignals: the first signal cancels the command's context and not
 // stop.Next's; the second cancels that one too; release stops listening.
