@@ -101,6 +101,17 @@ type Config struct {
 	LMRQuiet     int32
 	LMRDeepDepth int
 	LMRDeepMove  int
+	// Reverse futility pruning (a static null move): a node that is not
+	// on the principal variation, with at most RFPDepth plies left
+	// (0: off) and no threat of the opponent to answer (no five, four-three
+	// or straight-four point), whose static evaluation beats beta by
+	// RFPMargin a ply left returns that evaluation unsearched.
+	// Razoring: such a node whose static evaluation falls RazorMargin a
+	// ply left short of alpha, with at most RazorDepth plies left (0:
+	// off), is judged at the horizon (its VCF, else that evaluation).
+	// TUNING.md: "Cuts by the evaluation".
+	RFPDepth, RFPMargin     int
+	RazorDepth, RazorMargin int
 	// NoExtensions stops extending a forced block beyond the horizon (a
 	// block costs no depth). Unmeasured (the slow twin turns it off).
 	NoExtensions bool
@@ -179,6 +190,7 @@ func DefaultConfig() Config {
 		LineNodes:    20_000,
 		OneMoveDepth: 2,
 		LMRDepth:     3, LMRMove: 3, LMRMinMoves: 4, LMRQuiet: 40, LMRDeepDepth: 5, LMRDeepMove: 8,
+		RFPDepth: 2, RFPMargin: 150, RazorDepth: 2, RazorMargin: 200,
 		KillerBonus: [2]int64{1 << 15, 1 << 14}, HistoryCap: 1 << 13, HistoryMax: 1 << 20, HistoryAging: 2,
 		TTAgeWeight: 4,
 		PriorDepth:  6, PriorWeight: 60, ValueScale: 3000,
@@ -236,6 +248,10 @@ var options = []Option{
 	sizedIntOpt("lmrquiet", "moves ranked below this pattern score may be reduced", 0, 1<<20, func(c *Config) *int32 { return &c.LMRQuiet }),
 	intOpt("lmrdeepdepth", "least depth left for a reduction of two", 1, MaxDepth, func(c *Config) *int { return &c.LMRDeepDepth }),
 	intOpt("lmrdeepmove", "first move reduced by two", 1, maxMoves, func(c *Config) *int { return &c.LMRDeepMove }),
+	intOpt("rfpdepth", "most plies left at which a node may be cut by its static evaluation (0: off)", 0, MaxDepth, func(c *Config) *int { return &c.RFPDepth }),
+	intOpt("rfpmargin", "evaluation units over beta a ply left for that cut", 0, 1<<20, func(c *Config) *int { return &c.RFPMargin }),
+	intOpt("razordepth", "most plies left at which a node short of alpha is judged at the horizon (0: off)", 0, MaxDepth, func(c *Config) *int { return &c.RazorDepth }),
+	intOpt("razormargin", "evaluation units under alpha a ply left for that", 0, 1<<20, func(c *Config) *int { return &c.RazorMargin }),
 	boolOpt("extensions", "a forced block costs no depth (1 on, 0 off)", func(c *Config) *bool { return &c.NoExtensions }, true),
 	sizedIntOpt("killer1", "ordering bonus of the first killer", 0, 1<<30, func(c *Config) *int64 { return &c.KillerBonus[0] }),
 	sizedIntOpt("killer2", "ordering bonus of the second killer", 0, 1<<30, func(c *Config) *int64 { return &c.KillerBonus[1] }),

@@ -46,6 +46,16 @@ func (s *Searcher) pvs(depth, ply int, alpha, beta int) int {
 	if depth <= 0 && (nf == 0 || s.cfg.NoExtensions) {
 		return s.leaf(me, ply)
 	}
+	if c := &s.cfg; depth <= max(c.RFPDepth, c.RazorDepth) && beta-alpha == 1 && nf == 0 && beta > -mateBound && alpha < mateBound &&
+		p.Set(patterns.MakesWin, me.Other()).Empty() && p.Set(patterns.MakesDouble, me.Other()).Empty() {
+		ev := s.evaluate(me)
+		if depth <= c.RFPDepth && beta < mateBound && ev-c.RFPMargin*depth >= beta {
+			return ev
+		}
+		if depth <= c.RazorDepth && alpha > -mateBound && ev+c.RazorMargin*depth <= alpha {
+			return s.horizon(me, ply, ev)
+		}
+	}
 	if depth > 0 && s.cfg.NodeVCF > 0 && nf == 0 && !p.Set(patterns.MakesFour, me).Empty() {
 		if n, ok := s.vcfWin(me, s.cfg.NodeVCF); ok {
 			sc := Mate - ply - n
@@ -134,13 +144,28 @@ search:
 // leaf is the horizon: a VCF for the side to move if it has fours, else
 // the static evaluation.
 func (s *Searcher) leaf(me gomoku.Player, ply int) int {
-	if s.cfg.LeafVCF > 0 && !s.pos.Set(patterns.MakesFour, me).Empty() &&
-		s.pos.Count(patterns.MakesFive, me.Other()) == 0 {
-		if n, ok := s.vcfWin(me, s.cfg.LeafVCF); ok {
-			return Mate - ply - n
-		}
+	if n, ok := s.leafVCF(me); ok {
+		return Mate - ply - n
 	}
 	return s.evaluate(me)
+}
+
+// horizon is leaf for a node whose static evaluation ev is known.
+func (s *Searcher) horizon(me gomoku.Player, ply, ev int) int {
+	if n, ok := s.leafVCF(me); ok {
+		return Mate - ply - n
+	}
+	return ev
+}
+
+// leafVCF is the horizon's VCF: the side to move's, when it has fours to
+// make and no five to block.
+func (s *Searcher) leafVCF(me gomoku.Player) (int, bool) {
+	if s.cfg.LeafVCF > 0 && !s.pos.Set(patterns.MakesFour, me).Empty() &&
+		s.pos.Count(patterns.MakesFive, me.Other()) == 0 {
+		return s.vcfWin(me, s.cfg.LeafVCF)
+	}
+	return 0, false
 }
 
 // vcfWin runs a bounded VCF for me and returns the line's length in plies.

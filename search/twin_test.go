@@ -42,11 +42,13 @@ func rulePositions(rule gomoku.Rule, seed uint64, n, lo, hi int) []*patterns.Pos
 }
 
 // twinConfig switches off everything that may change a value rather than
-// the order of the moves: reductions, extensions, the VCF probes and the
-// root threat searches. Widths stay: they depend on the position only.
+// the order of the moves: reductions, extensions, the cuts by the
+// evaluation, the VCF probes and the root threat searches. Widths stay:
+// they depend on the position only.
 func twinConfig() Config {
 	c := DefaultConfig()
 	c.NoLMR, c.NoExtensions = true, true
+	c.RFPDepth, c.RazorDepth = 0, 0
 	c.NodeVCF, c.LeafVCF, c.RootVCF, c.RootVCT = 0, 0, 0, 0
 	c.Width = []int{1, 5, 6, 7}
 	c.RootWidth = 8

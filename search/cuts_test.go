@@ -1,0 +1,111 @@
+package search
+
+import (
+	"testing"
+
+	"ocvist/gomoku"
+	"ocvist/patterns"
+)
+
+// cutPosition plays moves (x, y pairs) into a fresh position.
+func cutPosition(t *testing.T, moves ...[2]int) *patterns.Position {
+	t.Helper()
+	pos := patterns.NewPosition(gomoku.Options{Radius: 2})
+	for _, m := range moves {
+		if err := pos.Play(gomoku.Pt(m[0], m[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return pos
+}
+
+// probeNode searches pos's node at ply 1 with depth plies left in the
+// window (alpha, beta) by a fresh searcher whose value model says v, and
+// returns the score, the nodes searched below it and the node's static
+// evaluation.
+func probeNode(t *testing.T, pos *patterns.Position, v float64, depth, alpha, beta int) (score int, nodes int64, ev int) {
+	t.Helper()
+	s := New(DefaultConfig())
+	s.SetValue(func() Value { return fixedValue(v) })
+	s.prepare(pos, Limits{Nodes: 1 << 40}, make(chan struct{}))
+	ev = s.evaluate(pos.Board().ToMove())
+	score = s.pvs(depth, 1, alpha, beta)
+	return score, s.nodes, ev
+}
+
+// TestEvaluationCuts: reverse futility pruning and razoring (Config.RFP*,
+// Razor*) cut exactly the nodes they are meant to: off the principal
+// variation, within their depth, past their margin, and never when the
+// opponent has a threat to answer.
+func TestEvaluationCuts(t *testing.T) {
+	cfg := DefaultConfig()
+	if cfg.RFPDepth != 2 || cfg.RFPMargin != 150 || cfg.RazorDepth != 2 || cfg.RazorMargin != 200 {
+		t.Fatalf("defaults changed (%d, %d, %d, %d): update this test's margins", cfg.RFPDepth, cfg.RFPMargin, cfg.RazorDepth, cfg.RazorMargin)
+	}
+	// Black to move, nothing to answer: two stones each, no three.
+	quiet := cutPosition(t, [2]int{7, 7}, [2]int{7, 8}, [2]int{6, 7}, [2]int{8, 8})
+	// White (not to move) has an open three on y = 7; Black's stones are apart.
+	three := cutPosition(t, [2]int{2, 10}, [2]int{6, 7}, [2]int{12, 12}, [2]int{7, 7}, [2]int{12, 1}, [2]int{8, 7})
+	if three.Set(patterns.MakesWin, gomoku.White).Empty() {
+		t.Fatal("the open three's position has no straight-four point for White")
+	}
+
+	// Reverse futility: the evaluation beats beta by the margin a ply left.
+	_, _, ev := probeNode(t, quiet, 0.99, 2, 0, 1)
+	_, _, evThree := probeNode(t, three, 0.99, 2, 0, 1)
+	for _, c := range []struct {
+		name        string
+		pos         *patterns.Position
+		depth, beta int
+		pv, cut     bool
+	}{
+		{"depth 1, margin met", quiet, 1, ev - 150, false, true},
+		{"depth 2, margin met", quiet, 2, ev - 300, false, true},
+		{"depth 2, one short of the margin", quiet, 2, ev - 299, false, false},
+		{"depth 3", quiet, 3, ev - 2000, false, false},
+		{"a PV node", quiet, 2, ev - 2000, true, false},
+		{"the opponent's open three", three, 1, evThree - 2000, false, false},
+	} {
+		alpha := c.beta - 1
+		if c.pv {
+			alpha = c.beta - 50
+		}
+		score, nodes, e := probeNode(t, c.pos, 0.99, c.depth, alpha, c.beta)
+		if c.cut && (nodes != 0 || score != e) {
+			t.Errorf("RFP, %s: %d nodes, score %d; want a cut: 0 nodes, the evaluation %d", c.name, nodes, score, e)
+		}
+		if !c.cut && nodes == 0 {
+			t.Errorf("RFP, %s: cut (score %d); want a search", c.name, score)
+		}
+	}
+
+	// Razoring: the evaluation falls short of alpha by the margin a ply
+	// left; the node is judged at the horizon (no fours for Black here:
+	// its evaluation).
+	_, _, ev = probeNode(t, quiet, 0.01, 2, 0, 1)
+	for _, c := range []struct {
+		name         string
+		depth, alpha int
+		cut          bool
+	}{
+		{"depth 1, margin met", 1, ev + 200, true},
+		{"depth 2, margin met", 2, ev + 400, true},
+		{"depth 2, one short of the margin", 2, ev + 399, false},
+		{"depth 3", 3, ev + 4000, false},
+	} {
+		score, nodes, e := probeNode(t, quiet, 0.01, c.depth, c.alpha, c.alpha+1)
+		if c.cut && (nodes != 0 || score != e) {
+			t.Errorf("razoring, %s: %d nodes, score %d; want a cut: 0 nodes, the evaluation %d", c.name, nodes, score, e)
+		}
+		if !c.cut && nodes == 0 {
+			t.Errorf("razoring, %s: cut (score %d); want a search", c.name, score)
+		}
+	}
+	// Razoring never loses a win by fours the evaluation does not see: the
+	// horizon's VCF runs (Black: an open three on y = 5).
+	win := cutPosition(t, [2]int{5, 5}, [2]int{1, 9}, [2]int{6, 5}, [2]int{3, 12}, [2]int{7, 5}, [2]int{13, 1})
+	score, _, ev := probeNode(t, win, 0.01, 2, 0, 1)
+	if !IsMate(score) || score <= 0 || ev >= 0 {
+		t.Errorf("razoring over a won VCF: score %d (evaluation %d); want a win", score, ev)
+	}
+}
