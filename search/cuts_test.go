@@ -36,7 +36,7 @@ func probeNode(t *testing.T, pos *patterns.Position, v float64, depth, alpha, be
 // TestEvaluationCuts: reverse futility pruning and razoring (Config.RFP*,
 // Razor*) cut exactly the nodes they are meant to: off the principal
 // variation, within their depth, past their margin, and never when the
-// opponent has a threat to answer.
+// opponent has a threat to answer or in a window at the mate scores.
 func TestEvaluationCuts(t *testing.T) {
 	cfg := DefaultConfig()
 	if cfg.RFPDepth != 2 || cfg.RFPMargin != 150 || cfg.RazorDepth != 2 || cfg.RazorMargin != 200 {
@@ -65,6 +65,7 @@ func TestEvaluationCuts(t *testing.T) {
 		{"depth 3", quiet, 3, ev - 2000, false, false},
 		{"a PV node", quiet, 2, ev - 2000, true, false},
 		{"the opponent's open three", three, 1, evThree - 2000, false, false},
+		{"a window at the mate scores", quiet, 1, -mateBound + 1, false, false},
 	} {
 		alpha := c.beta - 1
 		if c.pv {
@@ -92,6 +93,7 @@ func TestEvaluationCuts(t *testing.T) {
 		{"depth 2, margin met", 2, ev + 400, true},
 		{"depth 2, one short of the margin", 2, ev + 399, false},
 		{"depth 3", 3, ev + 4000, false},
+		{"a window at the mate scores (a mate's line searched for)", 1, mateBound - 1, false},
 	} {
 		score, nodes, e := probeNode(t, quiet, 0.01, c.depth, c.alpha, c.alpha+1)
 		if c.cut && (nodes != 0 || score != e) {

@@ -46,13 +46,15 @@ func (s *Searcher) pvs(depth, ply int, alpha, beta int) int {
 	if depth <= 0 && (nf == 0 || s.cfg.NoExtensions) {
 		return s.leaf(me, ply)
 	}
-	if c := &s.cfg; depth <= max(c.RFPDepth, c.RazorDepth) && beta-alpha == 1 && nf == 0 && beta > -mateBound && alpha < mateBound &&
+	// The cuts by the evaluation (Config.RFPDepth, RazorDepth), in a null
+	// window clear of the mate scores: never while a mate is searched for.
+	if c := &s.cfg; depth <= max(c.RFPDepth, c.RazorDepth) && beta-alpha == 1 && nf == 0 && alpha > -mateBound && beta < mateBound &&
 		p.Set(patterns.MakesWin, me.Other()).Empty() && p.Set(patterns.MakesDouble, me.Other()).Empty() {
 		ev := s.evaluate(me)
-		if depth <= c.RFPDepth && beta < mateBound && ev-c.RFPMargin*depth >= beta {
+		if depth <= c.RFPDepth && ev-c.RFPMargin*depth >= beta {
 			return ev
 		}
-		if depth <= c.RazorDepth && alpha > -mateBound && ev+c.RazorMargin*depth <= alpha {
+		if depth <= c.RazorDepth && ev+c.RazorMargin*depth <= alpha {
 			return s.horizon(me, ply, ev)
 		}
 	}
