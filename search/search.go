@@ -16,7 +16,8 @@ import (
 // score per move into out (higher is better, in [0, 1]). It is consulted
 // at the root and at nodes with at least Config.PriorDepth plies left,
 // where it is blended into the pattern ranking; it may be slow
-// (microseconds a move). It must not change pos.
+// (microseconds a move). It must not change pos, and a move's score must
+// depend on the position and the move alone: the search remembers it.
 type Prior interface {
 	Scores(pos *patterns.Position, moves []gomoku.Point, out []float64)
 }
@@ -121,6 +122,7 @@ type Searcher struct {
 	prover   proofSearch
 	prior    Prior
 	priorBuf []float64
+	priorMem priorCache
 	value    Value
 
 	newPrior  func() Prior
@@ -192,6 +194,7 @@ func New(cfg Config) *Searcher {
 // it.
 func (s *Searcher) SetPrior(newPrior func() Prior) {
 	s.newPrior, s.prior, s.helpers = newPrior, nil, nil
+	s.priorMem.clear()
 	if newPrior != nil {
 		s.prior = newPrior()
 	}
@@ -236,6 +239,7 @@ func (s *Searcher) Clear() {
 	s.vct.forget()
 	for _, t := range append([]*Searcher{s}, s.helpers...) {
 		t.vcf.Clear()
+		t.priorMem.clear()
 		t.history = [2][gomoku.NumCells]int32{}
 	}
 }

@@ -318,20 +318,76 @@ func (s *Searcher) order(buf []scored, ply int, me gomoku.Player, ttMove gomoku.
 }
 
 // applyPrior blends the learned prior into the pattern scores of buf
-// (Config.PriorWeight), then re-sorts.
+// (Config.PriorWeight), then re-sorts. The prior's scores are remembered
+// (priorCache): a node is ranked again at every iteration.
 func (s *Searcher) applyPrior(buf []scored) {
-	s.pointBuf = s.pointBuf[:0]
-	for _, m := range buf {
-		s.pointBuf = append(s.pointBuf, m.p)
-	}
+	h := s.pos.Board().Hash()
 	s.priorBuf = append(s.priorBuf[:0], make([]float64, len(buf))...)
-	s.prior.Scores(s.pos, s.pointBuf, s.priorBuf)
-	s.nextCheck = s.nodes // the prior costs as much as thousands of nodes: poll the clock next
+	s.pointBuf = s.pointBuf[:0]
+	for i, m := range buf {
+		if v, ok := s.priorMem.get(h, m.p); ok {
+			s.priorBuf[i] = v
+		} else {
+			s.pointBuf = append(s.pointBuf, m.p)
+		}
+	}
+	if n := len(s.pointBuf); n > 0 {
+		out := s.priorBuf[len(buf):][:0]
+		out = append(out, make([]float64, n)...)
+		s.prior.Scores(s.pos, s.pointBuf, out)
+		s.nextCheck = s.nodes // the prior costs as much as thousands of nodes: poll the clock next
+		j := 0
+		for i, m := range buf {
+			if j < n && s.pointBuf[j] == m.p {
+				s.priorBuf[i] = out[j]
+				s.priorMem.put(h, m.p, out[j])
+				j++
+			}
+		}
+	}
 	for i := range buf {
 		buf[i].score += int32(s.cfg.PriorWeight * s.priorBuf[i])
 	}
 	sortScored(buf)
 }
+
+// priorCache remembers the prior's scores by position (the board's hash)
+// and move, in a table of 2^priorCacheBits slots where a new score
+// replaces the old. A prior's score is a function of the position and the
+// move, so the search is the same with the cache as without, only faster
+// (BenchmarkSearchModels); it is emptied with the other tables (Clear)
+// and when the prior changes.
+type priorCache struct {
+	keys []uint64 // 0: empty
+	vals []float64
+	off  bool // tests: remember nothing
+}
+
+const priorCacheBits = 16
+
+func priorKey(h uint64, q gomoku.Point) uint64 {
+	return (h^uint64(q+1)*0x9e3779b97f4a7c15)*0xbf58476d1ce4e5b9 | 1
+}
+
+func (c *priorCache) get(h uint64, q gomoku.Point) (float64, bool) {
+	if c.keys == nil || c.off {
+		return 0, false
+	}
+	k := priorKey(h, q)
+	i := k >> (64 - priorCacheBits)
+	return c.vals[i], c.keys[i] == k
+}
+
+func (c *priorCache) put(h uint64, q gomoku.Point, v float64) {
+	if c.keys == nil {
+		c.keys, c.vals = make([]uint64, 1<<priorCacheBits), make([]float64, 1<<priorCacheBits)
+	}
+	k := priorKey(h, q)
+	i := k >> (64 - priorCacheBits)
+	c.keys[i], c.vals[i] = k, v
+}
+
+func (c *priorCache) clear() { clear(c.keys) }
 
 // endScore is the score of a position decided without search, at ply: a
 // game over, a five to make, two fives to stop, an open four to make
