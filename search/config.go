@@ -190,7 +190,7 @@ func DefaultConfig() Config {
 		LineNodes:    20_000,
 		OneMoveDepth: 2,
 		LMRDepth:     3, LMRMove: 3, LMRMinMoves: 4, LMRQuiet: 40, LMRDeepDepth: 5, LMRDeepMove: 8,
-		RFPDepth: 2, RFPMargin: 150, RazorDepth: 2, RazorMargin: 200,
+		RFPDepth: 3, RFPMargin: 150, RazorDepth: 2, RazorMargin: 200,
 		KillerBonus: [2]int64{1 << 15, 1 << 14}, HistoryCap: 1 << 13, HistoryMax: 1 << 20, HistoryAging: 2,
 		TTAgeWeight: 4,
 		PriorDepth:  6, PriorWeight: 60, ValueScale: 3000,

@@ -39,7 +39,7 @@ func probeNode(t *testing.T, pos *patterns.Position, v float64, depth, alpha, be
 // opponent has a threat to answer or in a window at the mate scores.
 func TestEvaluationCuts(t *testing.T) {
 	cfg := DefaultConfig()
-	if cfg.RFPDepth != 2 || cfg.RFPMargin != 150 || cfg.RazorDepth != 2 || cfg.RazorMargin != 200 {
+	if cfg.RFPDepth != 3 || cfg.RFPMargin != 150 || cfg.RazorDepth != 2 || cfg.RazorMargin != 200 {
 		t.Fatalf("defaults changed (%d, %d, %d, %d): update this test's margins", cfg.RFPDepth, cfg.RFPMargin, cfg.RazorDepth, cfg.RazorMargin)
 	}
 	// Black to move, nothing to answer: two stones each, no three.
@@ -62,7 +62,9 @@ func TestEvaluationCuts(t *testing.T) {
 		{"depth 1, margin met", quiet, 1, ev - 150, false, true},
 		{"depth 2, margin met", quiet, 2, ev - 300, false, true},
 		{"depth 2, one short of the margin", quiet, 2, ev - 299, false, false},
-		{"depth 3", quiet, 3, ev - 2000, false, false},
+		{"depth 3, margin met", quiet, 3, ev - 450, false, true},
+		{"depth 3, one short of the margin", quiet, 3, ev - 449, false, false},
+		{"depth 4", quiet, 4, ev - 2000, false, false},
 		{"a PV node", quiet, 2, ev - 2000, true, false},
 		{"the opponent's open three", three, 1, evThree - 2000, false, false},
 		{"a window at the mate scores", quiet, 1, -mateBound + 1, false, false},

@@ -32,10 +32,10 @@
 // ranked by a pattern score (what a stone there makes for us plus what it
 // takes from the opponent), the best few by depth. A VCF is tried wherever
 // the side to move has a four to make. Off the principal variation, a node
-// within two plies of the horizon where the opponent threatens nothing is
-// cut when its static evaluation beats beta by a margin (reverse futility
-// pruning), and judged at the horizon when it falls as far short of alpha
-// (razoring); neither claims a loss. Scores are from the side to move's
+// near the horizon (three plies, two) where the opponent threatens nothing
+// is cut when its static evaluation beats beta by a margin (reverse
+// futility pruning), and judged at the horizon when it falls short of
+// alpha by a margin (razoring); neither claims a loss. Scores are from the side to move's
 // view: Mate-n for a win n plies away, -(Mate-n) for a loss; otherwise a
 // weighted sum of both sides' shape counts (Position.ShapeCounts).
 //
