@@ -322,31 +322,35 @@ func (s *Searcher) order(buf []scored, ply int, me gomoku.Player, ttMove gomoku.
 // (priorCache): a node is ranked again at every iteration.
 func (s *Searcher) applyPrior(buf []scored) {
 	h := s.pos.Board().Hash()
-	s.priorBuf = append(s.priorBuf[:0], make([]float64, len(buf))...)
+	if cap(s.priorBuf) < 2*len(buf) {
+		s.priorBuf = make([]float64, 2*len(buf))
+	}
+	// score[i] is buf[i]'s prior; out, the scores of the moves not remembered.
+	score, out := s.priorBuf[:len(buf)], s.priorBuf[len(buf):2*len(buf)]
 	s.pointBuf = s.pointBuf[:0]
 	for i, m := range buf {
 		if v, ok := s.priorMem.get(h, m.p); ok {
-			s.priorBuf[i] = v
+			score[i] = v
 		} else {
 			s.pointBuf = append(s.pointBuf, m.p)
 		}
 	}
 	if n := len(s.pointBuf); n > 0 {
-		out := s.priorBuf[len(buf):][:0]
-		out = append(out, make([]float64, n)...)
+		out = out[:n]
+		clear(out)
 		s.prior.Scores(s.pos, s.pointBuf, out)
 		s.nextCheck = s.nodes // the prior costs as much as thousands of nodes: poll the clock next
 		j := 0
 		for i, m := range buf {
 			if j < n && s.pointBuf[j] == m.p {
-				s.priorBuf[i] = out[j]
+				score[i] = out[j]
 				s.priorMem.put(h, m.p, out[j])
 				j++
 			}
 		}
 	}
 	for i := range buf {
-		buf[i].score += int32(s.cfg.PriorWeight * s.priorBuf[i])
+		buf[i].score += int32(s.cfg.PriorWeight * score[i])
 	}
 	sortScored(buf)
 }
