@@ -206,7 +206,8 @@ func (a *Search) SetReport(f func(search.Result)) { a.report = f }
 func (a *Search) SetLimits(nodes int64, depth int) { a.capNodes, a.capDepth = nodes, depth }
 
 // SetTableBytes sizes the transposition table to at most n bytes
-// (Gomocup's INFO hash_size), emptying it. Not during a move.
+// (Gomocup's INFO hash_size, or a share of max_memory), emptying it; 0
+// restores the default size. Not during a move.
 func (a *Search) SetTableBytes(n int64) { a.s.SetTableBytes(n) }
 
 // ClearTables forgets the transposition tables (Yixin's YXHASHCLEAR).

@@ -2,10 +2,12 @@ package arena
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"ocvist/gomoku"
 	"ocvist/openings"
+	"ocvist/search"
 )
 
 // middleGames plays n generated openings on for plies moves of a
@@ -80,6 +82,39 @@ func BenchmarkSearchModels(b *testing.B) {
 			}
 			b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
 			b.ReportMetric(float64(depth)/float64(b.N), "depth")
+		})
+	}
+}
+
+// BenchmarkTableLoad: one op searches a middle-game board to depth 14
+// (about 8 million nodes) from a fresh table of 2^bits buckets (64 bytes
+// each) with the shipped models; nodes/op is what the search needs to
+// finish: a table too small for the search forgets and searches again.
+// A table's load is its nodes an entry: the default 18 bits (a million
+// entries) at a 30 s move's 40 million nodes is loaded as 15-16 bits are
+// here. Slow: 8 ops of each size take about 7 minutes.
+func BenchmarkTableLoad(b *testing.B) {
+	boards := middleGames(b, 8, 14)
+	pm, vm := shippedModels(b)
+	for _, bits := range []int{12, 14, 16, 18, 20} {
+		b.Run(fmt.Sprint("bits=", bits), func(b *testing.B) {
+			cfg := search.DefaultConfig()
+			cfg.TTBits = bits
+			a, err := NewSearch(SearchConfig{Engine: cfg, Model: pm, Value: vm, Depth: 14})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var nodes int64
+			for i := range b.N {
+				if err := a.NewGame(gomoku.Freestyle); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := a.Move(context.Background(), boards[i%len(boards)], gomoku.Clock{}); err != nil {
+					b.Fatal(err)
+				}
+				nodes += a.Last().Nodes
+			}
+			b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
 		})
 	}
 }

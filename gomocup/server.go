@@ -54,8 +54,16 @@ type Options struct {
 
 // Limits of the server.
 const (
-	minMemory  = 16 << 20 // max_memory below this cannot be honoured
-	maxLineLen = 1 << 12  // longer input lines are truncated
+	minMemory = 16 << 20 // max_memory below this cannot be honoured
+	// tableShare: without INFO hash_size, a Hasher engine's table gets
+	// 1/tableShare of INFO max_memory (the engine rounds it down to its
+	// table's sizes). The shipped engine holds about 90 MB besides its
+	// table (16 MiB by default, a million entries); a 30 s move's 40
+	// million nodes load that as the 1-4 MiB tables of BenchmarkTableLoad
+	// are loaded, which need 3-10% more nodes to finish a search than a
+	// table that does not fill: search/TUNING.md, "The table's size".
+	tableShare = 2
+	maxLineLen = 1 << 12 // longer input lines are truncated
 )
 
 // Server is the engine side of the protocol for one Engine: it keeps the
@@ -97,6 +105,8 @@ type Server struct {
 
 	threadNum, maxDepth int   // INFO thread_num and max_depth as set (0: not)
 	hashKiB, maxNodes   int64 // INFO hash_size and max_node as set (0: not)
+	memory              int64 // INFO max_memory as honoured (0: no limit)
+	tableBytes          int64 // the table size last given to a Hasher engine (0: its default)
 
 	block      []string  // the lines of a BOARD or SWAP2BOARD block being read
 	blockStart time.Time // when its first line came
@@ -377,16 +387,40 @@ func (s *Server) ignore(c CmdInfo, why string) {
 	s.note("INFO %s %s ignored (%s): the previous value stays", c.Key, v, why)
 }
 
-// maxMemory honours max_memory n (0: no limit).
+// maxMemory honours max_memory n (0: no limit): the process's memory
+// limit, and the engine's table (sizeTable).
 func (s *Server) maxMemory(c CmdInfo, n int64) {
-	switch {
-	case n > 0 && n < minMemory:
+	if n > 0 && n < minMemory {
 		s.ignore(c, fmt.Sprintf("below the %d MiB Ocvist needs", minMemory>>20))
+		return
+	}
+	s.memory = n
+	switch {
 	case s.opts.SetMemoryLimit == nil:
 	case n == 0:
 		s.opts.SetMemoryLimit(math.MaxInt64)
 	default:
 		s.opts.SetMemoryLimit(n)
+	}
+	s.sizeTable()
+}
+
+// sizeTable gives a Hasher engine its table's size: INFO hash_size when
+// set, else 1/tableShare of INFO max_memory when set, else its default
+// (0). Only a change reaches the engine (a new size empties the table;
+// managers repeat their INFO lines).
+func (s *Server) sizeTable() {
+	h, ok := s.engine.(Hasher)
+	if !ok {
+		return
+	}
+	n := s.hashKiB << 10
+	if n == 0 && s.memory > 0 {
+		n = s.memory / tableShare
+	}
+	if n != s.tableBytes {
+		s.tableBytes = n
+		h.SetHashSize(n)
 	}
 }
 

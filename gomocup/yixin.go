@@ -58,7 +58,9 @@ type Report struct {
 }
 
 // Hasher is implemented by an engine with a transposition table: INFO
-// hash_size sizes it, YXHASHCLEAR empties it.
+// hash_size sizes it (or, without one, a share of INFO max_memory: see
+// Server.sizeTable), YXHASHCLEAR empties it. SetHashSize(0) restores the
+// engine's default size.
 type Hasher interface {
 	SetHashSize(bytes int64)
 	ClearHash()
@@ -138,15 +140,14 @@ func pvText(pv []gomoku.Point, move gomoku.Point) string {
 func (s *Server) yixinInfo(c CmdInfo, n int64) {
 	switch c.Key {
 	case "hash_size": // KiB, as Yixin-Board and Rapfi read it; 0: the default
-		h, ok := s.engine.(Hasher)
-		switch {
+		switch _, ok := s.engine.(Hasher); {
 		case !ok:
 			s.ignore(c, "the engine has no hash table")
 		case n > 0 && n < 64:
 			s.ignore(c, "below 64 KiB")
 		default:
 			s.hashKiB = n
-			h.SetHashSize(n << 10)
+			s.sizeTable()
 		}
 	case "max_node", "max_depth":
 		l, ok := s.engine.(Limiter)

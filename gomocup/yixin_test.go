@@ -279,6 +279,31 @@ func TestYXSettings(t *testing.T) {
 	}
 }
 
+// TestTableSize: without INFO hash_size the engine's table gets half of
+// INFO max_memory, told again only when that changes; hash_size, when
+// set, wins; hash_size 0 and max_memory 0 give the size back to the next
+// rule, down to the engine's default (0). A max_memory too small to honour
+// leaves the table alone.
+func TestTableSize(t *testing.T) {
+	a := &analyst{score: byIndex}
+	s, out := newTestServer(a)
+	transcript(t, s, out, `
+> START 15
+< OK
+> INFO max_memory 367001600
+> INFO max_memory 367001600
+> INFO max_memory 1000
+> INFO hash_size 65536
+> INFO max_memory 83886080
+> INFO hash_size 0
+> INFO max_memory 0
+> INFO max_memory 0`)
+	want := []int64{183500800, 65536 << 10, 41943040, 0}
+	if !slices.Equal(a.hash, want) {
+		t.Errorf("engine told table sizes %v, want %v", a.hash, want)
+	}
+}
+
 // TestSwap2Board: SWAP2BOARD with 0, 3 and 5 stones answered from the
 // engine's scores: three stones; a move, SWAP or two stones; a move or
 // SWAP. Other counts get an ERROR.

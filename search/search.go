@@ -218,11 +218,15 @@ func (s *Searcher) SetThreads(n int) {
 
 // SetTableBytes sizes the transposition table to the largest power of
 // two of buckets within n bytes (Config.TTBits; 16 bytes an entry, at
-// least 4 and at most 2^28 buckets), empty. Not during a search.
+// least 4 and at most 2^28 buckets), empty; n ≤ 0 restores
+// DefaultConfig's size. Not during a search.
 func (s *Searcher) SetTableBytes(n int64) {
 	bits := 4
 	for bits < 28 && int64(16*bucketSize)<<(bits+1) <= n {
 		bits++
+	}
+	if n <= 0 {
+		bits = DefaultConfig().TTBits
 	}
 	s.cfg.TTBits = bits
 	s.tt = newTable(bits, s.cfg.TTAgeWeight)

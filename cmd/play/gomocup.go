@@ -34,7 +34,11 @@ nps K | time T ms | pv x,y …" (S is +Mn/-Mn for a proved win or loss in n
 plies). A malformed value is ignored, with a MESSAGE. The agent gets the
 clock as the manager states it and the search's time manager decides how
 much to use: at 1 s a move about 60-90% of it, never more than the turn less
-30 ms and 8%; under a match clock at most a seventh of the time left. INFO
+30 ms and 8%; under a match clock at most a seventh of the time left.
+INFO max_memory is the process's memory limit, and half of it sizes the
+search's table (a power of two: 128 MiB under 350 MB, where the engine
+peaked at about 215 MB on two threads) unless INFO hash_size is given;
+without either the table is 16 MiB. INFO
 thread_num N (or -threads N, which it overrides) makes the search think on N
 threads. Managers need an executable whose name starts with "pbrain-": a
 copy of this program named, say, pbrain-ocvist starts as the engine without
