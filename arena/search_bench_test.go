@@ -45,6 +45,23 @@ func middleGames(tb testing.TB, n, plies int) []*gomoku.Board {
 	return out
 }
 
+// searchFresh is the op of the benchmarks below, b.N times: a move of a
+// on the next of boards, from fresh tables (a new game). It returns the
+// nodes and the depths searched, summed.
+func searchFresh(b *testing.B, a *Search, boards []*gomoku.Board) (nodes int64, depth int) {
+	for i := range b.N {
+		if err := a.NewGame(gomoku.Freestyle); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := a.Move(context.Background(), boards[i%len(boards)], gomoku.Clock{}); err != nil {
+			b.Fatal(err)
+		}
+		nodes += a.Last().Nodes
+		depth += a.Last().Depth
+	}
+	return nodes, depth
+}
+
 // BenchmarkSearchModels: one op is a 100,000-node search from fresh
 // tables on a middle-game board, with the shipped models as the arena and
 // the Gomocup engine use them (none, the prior, prior and value). Reports
@@ -66,20 +83,9 @@ func BenchmarkSearchModels(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			var nodes int64
-			depth := 0
 			b.ReportAllocs()
 			b.ResetTimer()
-			for i := range b.N {
-				if err := a.NewGame(gomoku.Freestyle); err != nil {
-					b.Fatal(err)
-				}
-				if _, err := a.Move(context.Background(), boards[i%len(boards)], gomoku.Clock{}); err != nil {
-					b.Fatal(err)
-				}
-				nodes += a.Last().Nodes
-				depth += a.Last().Depth
-			}
+			nodes, depth := searchFresh(b, a, boards)
 			b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
 			b.ReportMetric(float64(depth)/float64(b.N), "depth")
 		})
@@ -104,16 +110,7 @@ func BenchmarkTableLoad(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			var nodes int64
-			for i := range b.N {
-				if err := a.NewGame(gomoku.Freestyle); err != nil {
-					b.Fatal(err)
-				}
-				if _, err := a.Move(context.Background(), boards[i%len(boards)], gomoku.Clock{}); err != nil {
-					b.Fatal(err)
-				}
-				nodes += a.Last().Nodes
-			}
+			nodes, _ := searchFresh(b, a, boards)
 			b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
 		})
 	}
