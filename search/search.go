@@ -128,6 +128,7 @@ type Searcher struct {
 	newPrior  func() Prior
 	newValue  func() Value
 	helpers   []*Searcher       // the other threads (main thread only), made when needed
+	ttBits0   int               // the table's size New was given (SetTableBytes(0) restores it)
 	id        int               // 0: a main thread; i > 0: the i-th helper
 	halt      *atomic.Bool      // helpers: the main thread is done
 	total     *atomic.Int64     // the nodes of all threads of a search on several, as of their last polls
@@ -182,7 +183,7 @@ func New(cfg Config) *Searcher {
 		cfg.VCTDepth = def.VCTDepth
 	}
 	cfg.Threads = min(max(cfg.Threads, 1), MaxThreads)
-	s := &Searcher{cfg: cfg, tt: newTable(cfg.TTBits, cfg.TTAgeWeight), vcf: patterns.NewVCFTable(cfg.VCFTableBits)}
+	s := &Searcher{cfg: cfg, tt: newTable(cfg.TTBits, cfg.TTAgeWeight), vcf: patterns.NewVCFTable(cfg.VCFTableBits), ttBits0: cfg.TTBits}
 	s.vct.vcfNodes, s.vct.vcfDepth = cfg.VCTVCFNodes, cfg.VCTVCFDepth
 	s.prover = newProofSearch(&cfg)
 	return s
@@ -218,15 +219,15 @@ func (s *Searcher) SetThreads(n int) {
 
 // SetTableBytes sizes the transposition table to the largest power of
 // two of buckets within n bytes (Config.TTBits; 16 bytes an entry, at
-// least 4 and at most 2^28 buckets), empty; n ≤ 0 restores
-// DefaultConfig's size. Not during a search.
+// least 4 and at most 2^28 buckets), empty; n ≤ 0 restores the size New
+// was given (Config.TTBits, by default 18). Not during a search.
 func (s *Searcher) SetTableBytes(n int64) {
 	bits := 4
 	for bits < 28 && int64(16*bucketSize)<<(bits+1) <= n {
 		bits++
 	}
 	if n <= 0 {
-		bits = DefaultConfig().TTBits
+		bits = s.ttBits0
 	}
 	s.cfg.TTBits = bits
 	s.tt = newTable(bits, s.cfg.TTAgeWeight)

@@ -3,10 +3,12 @@ package search
 import "testing"
 
 // TestSetTableBytes: the table takes the largest power of two of buckets
-// within the bytes given (64 bytes a bucket), and 0 gives back the
-// default size.
+// within the bytes given (64 bytes a bucket), and 0 gives back the size
+// the searcher was made with.
 func TestSetTableBytes(t *testing.T) {
-	s := New(DefaultConfig())
+	cfg := DefaultConfig()
+	cfg.TTBits = 15
+	s := New(cfg)
 	for _, c := range []struct {
 		bytes int64
 		bits  int
@@ -15,7 +17,7 @@ func TestSetTableBytes(t *testing.T) {
 		{128 << 20, 21},
 		{128<<20 - 1, 20},
 		{1 << 10, 4},
-		{0, DefaultConfig().TTBits},
+		{0, 15},
 	} {
 		s.SetTableBytes(c.bytes)
 		if s.cfg.TTBits != c.bits || len(s.tt.slots) != bucketSize<<c.bits {
