@@ -2,7 +2,11 @@ package arena
 
 import (
 	"fmt"
+	"iter"
 	"math"
+	"slices"
+
+	"ocvist/gomoku"
 )
 
 // Pentanomial counts A's results over the complete pairs of games (games
@@ -12,22 +16,51 @@ import (
 // ones (fishtest's and cutechess's "pentanomial" model).
 func (r *Result) Pentanomial() [5]int {
 	var p [5]int
-	byIndex := make(map[int]*Game, len(r.Games))
-	for i := range r.Games {
-		byIndex[r.Games[i].Index] = &r.Games[i]
-	}
-	for i := range r.Games {
-		g := &r.Games[i]
-		if g.Index%2 != 0 {
-			continue
-		}
-		h, ok := byIndex[g.Index+1]
-		if !ok {
-			continue
-		}
+	for g, h := range r.pairs() {
 		p[int(math.Round(2*(g.AResult()+h.AResult())))]++
 	}
 	return p
+}
+
+// Contested lists the openings (indices into Config.Openings, each once,
+// in increasing order) of the complete pairs that the colour
+// did not decide: not a win each for the side that had the same colour
+// in both games. Between near-equal engines most pairs of generated
+// openings split so, each engine winning with the favoured colour, and
+// teach a match nothing; a match of an engine against itself keeps the
+// openings where the game is open (search/TUNING.md, "On the openings").
+func (r *Result) Contested() []int {
+	var out []int
+	seen := map[int]bool{}
+	for g, h := range r.pairs() {
+		if g.Winner != gomoku.Empty && g.Winner == h.Winner || seen[g.Opening] {
+			continue
+		}
+		seen[g.Opening] = true
+		out = append(out, g.Opening)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// pairs yields the complete pairs of games: 2i (A as Black) and 2i+1, in
+// the order of r.Games.
+func (r *Result) pairs() iter.Seq2[*Game, *Game] {
+	return func(yield func(*Game, *Game) bool) {
+		byIndex := make(map[int]*Game, len(r.Games))
+		for i := range r.Games {
+			byIndex[r.Games[i].Index] = &r.Games[i]
+		}
+		for i := range r.Games {
+			g := &r.Games[i]
+			if g.Index%2 != 0 {
+				continue
+			}
+			if h, ok := byIndex[g.Index+1]; ok && !yield(g, h) {
+				return
+			}
+		}
+	}
 }
 
 // PairScore is A's mean score over the pairs of p, with the 95% interval of

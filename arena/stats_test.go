@@ -161,3 +161,28 @@ func TestMatchFactoriesParallel(t *testing.T) {
 		t.Errorf("patterns against random: %v after %d games (pairs %v), want H1 early", r.Decision, r.Total.Games(), p)
 	}
 }
+
+// TestContested: the openings of the complete pairs the colour did not
+// decide (one engine won both games, or a game was drawn), each once and
+// in increasing order; a pair won by Black twice or by White twice, and an
+// unpaired game, are left out.
+func TestContested(t *testing.T) {
+	// A's scores; A has Black in the first game of a pair.
+	r := results([][2]float64{
+		{1, 0},     // opening 0: Black won both: decided by the colour
+		{1, 1},     // opening 1: A won both
+		{0, 1},     // opening 2: White won both
+		{0.5, 0},   // opening 3: a draw
+		{0, 0},     // opening 4: B won both
+		{0.5, 0.5}, // opening 0 again (cycled): two draws
+		{1, 0},     // opening 5: Black won both
+	})
+	for i := range r.Games {
+		r.Games[i].Opening = []int{0, 1, 2, 3, 4, 0, 5}[i/2]
+	}
+	r.Games[2], r.Games[9] = r.Games[9], r.Games[2] // out of order
+	r.Games = append(r.Games, Game{Index: 14, Opening: 6, ABlack: true, Winner: gomoku.Black})
+	if got, want := r.Contested(), []int{0, 1, 3, 4}; !reflect.DeepEqual(got, want) {
+		t.Errorf("contested %v, want %v", got, want)
+	}
+}

@@ -100,18 +100,7 @@ func (c *TeacherConfig) NewTeacher() (*selfplay.Teacher, error) {
 // TeacherConfig.Openings reads them: one a line, as offsets from the
 // centre (openings.Parse), in order.
 func WriteOpenings(path string, ops []openings.Opening, header string) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n", header)
-	for _, o := range ops {
-		for i, p := range o.Moves {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "%d,%d", p.X()-gomoku.Size/2, p.Y()-gomoku.Size/2)
-		}
-		b.WriteString("\n")
-	}
-	return policy.WriteFileAtomic(path, []byte(b.String()))
+	return policy.WriteFileAtomic(path, openings.Format(header, ops))
 }
 
 // playTeacher is a teacher worker: it makes its teacher, writes "playing"

@@ -26,6 +26,26 @@ func (o Opening) String() string {
 	return strings.Join(s, " ")
 }
 
+// Format is ops as an opening file in the Gomocup offset format, one
+// opening a line (each stone's dx,dy from the centre), after a comment
+// line of header unless it is empty: Parse reads the openings back.
+func Format(header string, ops []Opening) []byte {
+	var b strings.Builder
+	if header != "" {
+		fmt.Fprintf(&b, "# %s\n", header)
+	}
+	for _, o := range ops {
+		for i, p := range o.Moves {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%d,%d", p.X()-gomoku.Size/2, p.Y()-gomoku.Size/2)
+		}
+		b.WriteString("\n")
+	}
+	return []byte(b.String())
+}
+
 // Board returns a board with the opening played under opts. It fails if a
 // stone is off the board, on an occupied cell, or ends the game.
 func (o Opening) Board(opts gomoku.Options) (*gomoku.Board, error) {

@@ -44,6 +44,29 @@ func TestParseOpeningsFile(t *testing.T) {
 	}
 }
 
+// TestFormat: the text of two openings, exactly, and Parse reads back the
+// same stones (the Piskvork set, whole, too).
+func TestFormat(t *testing.T) {
+	ops := []Opening{{Moves: []gomoku.Point{gomoku.Center, gomoku.Pt(8, 7), gomoku.Pt(8, 10)}},
+		{Moves: []gomoku.Point{gomoku.Pt(6, 6), gomoku.Pt(0, 14)}}}
+	if got, want := string(Format("two", ops)), "# two\n0,0, 1,0, 1,3\n-1,-1, -7,7\n"; got != want {
+		t.Errorf("Format = %q, want %q", got, want)
+	}
+	if got := string(Format("", ops[:1])); got != "0,0, 1,0, 1,3\n" {
+		t.Errorf("Format without a header = %q", got)
+	}
+	all := mustOpenings(t, "../data/openings/piskvork-15.txt")
+	back, err := Parse(strings.NewReader(string(Format("the Piskvork set", all))))
+	if err != nil || len(back) != len(all) {
+		t.Fatalf("read back %d openings, %v; want %d", len(back), err, len(all))
+	}
+	for i := range all {
+		if !reflect.DeepEqual(back[i].Moves, all[i].Moves) {
+			t.Errorf("opening %d read back as %v, want %v", i+1, back[i], all[i])
+		}
+	}
+}
+
 func TestParseOpenings(t *testing.T) {
 	tests := []struct {
 		name, in, want, err string

@@ -17,6 +17,7 @@ import (
 	"ocvist/internal/cli"
 	"ocvist/internal/splitmix"
 	"ocvist/openings"
+	"ocvist/policy"
 )
 
 const matchDoc = `
@@ -38,7 +39,16 @@ timeout_match and time_left before each move). An agent that errs, plays an
 illegal move, overruns the turn limit or runs out of its match time loses the
 game.
 Interrupted (Ctrl-C), a match still saves and reports the games it finished.
-Agent A gets seed S and B seed S+1 (for random and sampling agents).`
+Agent A gets seed S and B seed S+1 (for random and sampling agents).
+-save-contested writes the openings whose pair the colour did not decide (one
+agent won both games, or one was drawn) to an opening file: most generated
+openings favour one colour so much that near-equal engines split their pair,
+each winning with it, and the pair says little. An engine played against
+itself on many generated openings finds the open ones (search/TUNING.md, "On
+the openings", has what they were measured to give; data/openings/ holds a set):
+  play match -a search -b search -generate 1000 -games 2000 -turn-ms 100 \
+      -concurrency 2 -save-contested open.txt
+  play match -a search,OPTION=V -b search -openings open.txt -games 1000 ...`
 
 // matchConfig is the typed configuration of play match.
 type matchConfig struct {
@@ -51,8 +61,10 @@ type matchConfig struct {
 	MaxPly   int
 	Seed     uint64
 	Save     string
-	JSON     bool
-	Log      bool
+	// Contested is the file -save-contested writes (Result.Contested).
+	Contested string
+	JSON      bool
+	Log       bool
 	// Generate > 0 replaces the opening file by that many generated
 	// balanced openings (openings.Generate) from GenSeed.
 	Generate    int
@@ -76,6 +88,7 @@ func runMatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fs.IntVar(&c.MaxPly, "max-ply", 0, "draw once this many stones stand (0: full board)")
 	fs.Uint64Var(&c.Seed, "seed", 1, "random seed: A gets S, B gets S+1")
 	fs.StringVar(&c.Save, "save", "", "write the games to this SGF file")
+	fs.StringVar(&c.Contested, "save-contested", "", "write the openings whose pair the colour did not decide to this opening file")
 	fs.BoolVar(&c.JSON, "json", false, "print the summary as one JSON object")
 	fs.BoolVar(&c.Log, "engine-log", false, "copy external engines' stderr to stderr")
 	fs.IntVar(&c.Generate, "generate", 0, "play from this many generated balanced openings instead of -openings (each twice, colours swapped)")
@@ -165,6 +178,11 @@ func (c *matchConfig) report(r *arena.Result, err error, cfg arena.Config, stdou
 			return serr
 		}
 	}
+	if c.Contested != "" {
+		if serr := c.saveContested(r, cfg, stderr); serr != nil {
+			return serr
+		}
+	}
 	if c.JSON {
 		if jerr := writeJSON(stdout, c, cfg.Rule, r); jerr != nil {
 			return jerr
@@ -190,6 +208,8 @@ func (c *matchConfig) arenaConfig() (arena.Config, error) {
 		return cfg, cli.Usagef("match: -turn-ms 0 without -match-ms: want a turn limit or a match clock")
 	case c.MaxPly < 0:
 		return cfg, cli.Usagef("match: -max-ply %d is negative", c.MaxPly)
+	case c.Contested != "" && c.Generate == 0 && c.Openings == "":
+		return cfg, cli.Usagef("match: -save-contested needs openings (-openings or -generate)")
 	}
 	rule, err := gomoku.ParseRule(c.Rule)
 	if err != nil {
@@ -253,6 +273,25 @@ func (c *matchConfig) agents(stderr io.Writer) (a, b agent.Agent, err error) {
 	return a, b, nil
 }
 
+// saveContested writes the openings of r's pairs that the colour did not
+// decide (Result.Contested) to c.Contested, and says how many on stderr.
+func (c *matchConfig) saveContested(r *arena.Result, cfg arena.Config, stderr io.Writer) error {
+	idx := r.Contested()
+	ops := make([]openings.Opening, len(idx))
+	for i, k := range idx {
+		ops[i] = cfg.Openings[k]
+	}
+	p := r.Pentanomial()
+	pairs := p[0] + p[1] + p[2] + p[3] + p[4]
+	header := fmt.Sprintf("the %d openings of %d pairs the colour did not decide: %s against %s, %s, openings %s, seed %d, %s",
+		len(ops), pairs, r.A, r.B, cfg.Rule, c.openingsText(cfg), c.Seed, c.clockText())
+	if err := policy.WriteFileAtomic(c.Contested, openings.Format(header, ops)); err != nil {
+		return fmt.Errorf("save contested openings: %w", err)
+	}
+	fmt.Fprintf(stderr, "%d contested openings of %d pairs written to %s\n", len(ops), pairs, c.Contested)
+	return nil
+}
+
 func saveGames(path string, rule gomoku.Rule, games []arena.Game) error {
 	f, err := os.Create(path)
 	if err != nil {
@@ -281,16 +320,20 @@ func forfeits(r *arena.Result) (a, b int) {
 	return a, b
 }
 
-func writeSummary(w io.Writer, c *matchConfig, cfg arena.Config, r *arena.Result) {
-	openings := "h8 (no opening set)"
+// openingsText names the match's openings.
+func (c *matchConfig) openingsText(cfg arena.Config) string {
 	switch {
 	case c.Generate > 0:
-		openings = fmt.Sprintf("%d generated (seed %d)", len(cfg.Openings), c.GenSeed)
+		return fmt.Sprintf("%d generated (seed %d)", len(cfg.Openings), c.GenSeed)
 	case c.Openings != "":
-		openings = fmt.Sprintf("%s (%d)", c.Openings, len(cfg.Openings))
+		return fmt.Sprintf("%s (%d)", c.Openings, len(cfg.Openings))
 	}
+	return "h8 (no opening set)"
+}
+
+func writeSummary(w io.Writer, c *matchConfig, cfg arena.Config, r *arena.Result) {
 	fmt.Fprintf(w, "A = %s, B = %s: %d games, %s, openings %s, seed %d, %s\n",
-		r.A, r.B, r.Total.Games(), cfg.Rule, openings, c.Seed, c.clockText())
+		r.A, r.B, r.Total.Games(), cfg.Rule, c.openingsText(cfg), c.Seed, c.clockText())
 	fmt.Fprintf(w, "%-14s %6s %6s %6s\n", "", "A wins", "draws", "B wins")
 	for _, row := range []struct {
 		name string

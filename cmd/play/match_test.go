@@ -239,6 +239,58 @@ func TestMatchCLISaveAndSummary(t *testing.T) {
 	}
 }
 
+// TestMatchCLISaveContested: -save-contested writes exactly the openings
+// whose pair in the saved games the colour did not decide (the same colour
+// did not win both games), in the opening set's order, as an opening file
+// that -openings reads; random games give some of each.
+func TestMatchCLISaveContested(t *testing.T) {
+	dir := t.TempDir()
+	save, contested := filepath.Join(dir, "games.sgf"), filepath.Join(dir, "open.txt")
+	runCLI(t, "match", "-a", "random", "-b", "random", "-games", "80", "-seed", "3", "-save", save, "-save-contested", contested)
+	f, err := os.Open(save)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	games, err := arena.ReadSGF(f)
+	if err != nil || len(games) != 80 {
+		t.Fatalf("saved games: %d, %v", len(games), err)
+	}
+	winners := map[int][]gomoku.Player{}
+	for _, g := range games {
+		winners[g.Opening] = append(winners[g.Opening], g.Winner)
+	}
+	all := mustReadOpenings(t, filepath.Join(repoRoot, defaultOpenings))
+	var want []string
+	for k := range len(all) {
+		if w := winners[k]; len(w) != 2 {
+			t.Fatalf("opening %d played %d times", k+1, len(w))
+		} else if w[0] == gomoku.Empty || w[0] != w[1] {
+			want = append(want, all[k].String())
+		}
+	}
+	var got []string
+	for _, o := range mustReadOpenings(t, contested) {
+		got = append(got, o.String())
+	}
+	if !slices.Equal(got, want) || len(want) == 0 || len(want) == len(all) {
+		t.Errorf("contested openings %q,\nwant %q (of %d)", got, want, len(all))
+	}
+	head, _ := os.ReadFile(contested)
+	if !strings.HasPrefix(string(head), fmt.Sprintf("# the %d openings of 40 pairs the colour did not decide: random (A) against random (B)", len(want))) {
+		t.Errorf("file begins %.120q", head)
+	}
+}
+
+func mustReadOpenings(t *testing.T, path string) []openings.Opening {
+	t.Helper()
+	ops, err := openings.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ops
+}
+
 // cancelAt is a progress writer that cancels the match once it sees want.
 type cancelAt struct {
 	want   string
