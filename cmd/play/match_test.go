@@ -228,15 +228,22 @@ func TestMatchCLISaveAndSummary(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
 	}
-	f, err := os.Open(save)
+	readSaved(t, save, 4)
+}
+
+// readSaved reads the games -save wrote to path, failing unless there are n.
+func readSaved(t *testing.T, path string, n int) []arena.Game {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	games, err := arena.ReadSGF(f)
-	if err != nil || len(games) != 4 {
-		t.Fatalf("saved games: %d, %v", len(games), err)
+	if err != nil || len(games) != n {
+		t.Fatalf("saved games: %d, %v; want %d", len(games), err, n)
 	}
+	return games
 }
 
 // TestMatchCLISaveContested: -save-contested writes exactly the openings
@@ -247,15 +254,7 @@ func TestMatchCLISaveContested(t *testing.T) {
 	dir := t.TempDir()
 	save, contested := filepath.Join(dir, "games.sgf"), filepath.Join(dir, "open.txt")
 	runCLI(t, "match", "-a", "random", "-b", "random", "-games", "80", "-seed", "3", "-save", save, "-save-contested", contested)
-	f, err := os.Open(save)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	games, err := arena.ReadSGF(f)
-	if err != nil || len(games) != 80 {
-		t.Fatalf("saved games: %d, %v", len(games), err)
-	}
+	games := readSaved(t, save, 80)
 	winners := map[int][]gomoku.Player{}
 	for _, g := range games {
 		winners[g.Opening] = append(winners[g.Opening], g.Winner)
@@ -326,14 +325,7 @@ func TestMatchCLIInterruptedKeepsGames(t *testing.T) {
 	if !strings.Contains(out.String(), "A = patterns, B = random: 1 games") {
 		t.Errorf("no summary of the finished games:\n%s", out.String())
 	}
-	f, err := os.Open(save)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if games, err := arena.ReadSGF(f); err != nil || len(games) != 1 {
-		t.Errorf("saved %d games (%v), want 1", len(games), err)
-	}
+	readSaved(t, save, 1)
 }
 
 // TestMatchCLIMatchClock: a match clock alone (-turn-ms 0), for an
