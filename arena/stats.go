@@ -23,12 +23,13 @@ func (r *Result) Pentanomial() [5]int {
 }
 
 // Contested lists the openings (indices into Config.Openings, each once,
-// in increasing order) of the complete pairs that the colour
-// did not decide: not a win each for the side that had the same colour
-// in both games. Between near-equal engines most pairs of generated
-// openings split so, each engine winning with the favoured colour, and
-// teach a match nothing; a match of an engine against itself keeps the
-// openings where the game is open (search/TUNING.md, "On the openings").
+// in increasing order) of the complete pairs the colour did not decide:
+// the same colour did not win both games (one agent won both, or a game
+// was drawn). Between near-equal engines most pairs of generated openings
+// split by colour, each engine winning with the favoured one, and tell the
+// engines apart little; a match of an engine against itself finds the
+// openings where the game stays open (search/TUNING.md, "On the
+// openings").
 func (r *Result) Contested() []int {
 	var out []int
 	seen := map[int]bool{}
