@@ -2,6 +2,7 @@ package openings
 
 import (
 	"context"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -142,5 +143,47 @@ func TestGenerateOpenings(t *testing.T) {
 	}
 	if _, err := Generate(5, 0, gomoku.Freestyle); err == nil {
 		t.Error("0 openings accepted")
+	}
+}
+
+// TestContestedSet: data/openings/contested-freestyle.txt holds the 243
+// openings its first line names, each of 3 to 5 stones and no two the same
+// position up to symmetry, and it begins with the 23 chosen from the first
+// 200 openings generated from gen-seed 1433 (the screening's), in their
+// order (all 2,000 take half a minute to generate).
+func TestContestedSet(t *testing.T) {
+	const path = "../data/openings/contested-freestyle.txt"
+	ops := mustOpenings(t, path)
+	head, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(head), "# the 243 openings of 2000 pairs the colour did not decide:") || len(ops) != 243 {
+		t.Fatalf("%d openings; first line %.80q", len(ops), head)
+	}
+	seen := map[string]bool{}
+	for i, o := range ops {
+		b, err := o.Board(gomoku.Options{})
+		if n := len(o.Moves); err != nil || n < 3 || n > 5 {
+			t.Fatalf("opening %d (%v): %d stones, %v", i+1, o, n, err)
+		}
+		if key := canon.Of(b).Key; seen[key] {
+			t.Errorf("opening %d (%v) repeats an earlier one up to symmetry", i+1, o)
+		} else {
+			seen[key] = true
+		}
+	}
+	gen, err := Generate(1433, 200, gomoku.Freestyle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := 0
+	for _, o := range gen {
+		if j < len(ops) && reflect.DeepEqual(o.Moves, ops[j].Moves) {
+			j++
+		}
+	}
+	if j != 23 {
+		t.Errorf("the first %d openings of the set are among gen-seed 1433's first 200, in order; want 23", j)
 	}
 }
