@@ -281,8 +281,7 @@ func (c *matchConfig) saveContested(r *arena.Result, cfg arena.Config, stderr io
 	for i, k := range idx {
 		ops[i] = cfg.Openings[k]
 	}
-	p := r.Pentanomial()
-	pairs := p[0] + p[1] + p[2] + p[3] + p[4]
+	_, _, _, pairs := arena.PairScore(r.Pentanomial())
 	header := fmt.Sprintf("the %d openings of %d pairs the colour did not decide: %s against %s, %s, openings %s, seed %d, %s",
 		len(ops), pairs, r.A, r.B, cfg.Rule, c.openingsText(cfg), c.Seed, c.clockText())
 	if err := policy.WriteFileAtomic(c.Contested, openings.Format(header, ops)); err != nil {
