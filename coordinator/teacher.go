@@ -83,7 +83,7 @@ func (c *TeacherConfig) NewTeacher() (*selfplay.Teacher, error) {
 	}
 	scfg := search.DefaultConfig()
 	scfg.PriorDepth, scfg.ValueScale = c.PriorDepth, c.ValueScale
-	scfg.RFPDepth, scfg.RazorDepth = 0, 0 // the recipe's teacher (loop/TUNING.md) predates the evaluation's cuts
+	scfg.RFPDepth, scfg.RazorDepth, scfg.FHRMargin = 0, 0, 0 // the recipe's teacher (loop/TUNING.md) predates the evaluation's cuts and the fail-high reduction
 	t := selfplay.NewTeacher(tc, scfg)
 	t.Searcher().SetPrior(func() search.Prior { return policy.NewPrior(pm) })
 	if c.Value != "" {

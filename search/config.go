@@ -112,6 +112,12 @@ type Config struct {
 	// TUNING.md: "Cuts by the evaluation".
 	RFPDepth, RFPMargin     int
 	RazorDepth, RazorMargin int
+	// Fail-high reduction: at a node off the principal variation, with at
+	// least FHRDepth plies left and no threat of the opponent to answer,
+	// whose static evaluation beats beta by FHRMargin a ply left (0: off),
+	// every move but those that make a four is searched a ply shallower.
+	// TUNING.md: "Fail-high reduction".
+	FHRDepth, FHRMargin int
 	// NoExtensions stops extending a forced block beyond the horizon (a
 	// block costs no depth). Unmeasured (the slow twin turns it off).
 	NoExtensions bool
@@ -190,7 +196,7 @@ func DefaultConfig() Config {
 		LineNodes:    20_000,
 		OneMoveDepth: 2,
 		LMRDepth:     3, LMRMove: 3, LMRMinMoves: 4, LMRQuiet: 40, LMRDeepDepth: 5, LMRDeepMove: 8,
-		RFPDepth: 3, RFPMargin: 150, RazorDepth: 2, RazorMargin: 200,
+		RFPDepth: 3, RFPMargin: 150, RazorDepth: 2, RazorMargin: 200, FHRDepth: 4, FHRMargin: 50,
 		KillerBonus: [2]int64{1 << 15, 1 << 14}, HistoryCap: 1 << 13, HistoryMax: 1 << 20, HistoryAging: 2,
 		TTAgeWeight: 4,
 		PriorDepth:  6, PriorWeight: 60, ValueScale: 3000,
@@ -250,6 +256,8 @@ var options = []Option{
 	intOpt("lmrdeepmove", "first move reduced by two", 1, maxMoves, func(c *Config) *int { return &c.LMRDeepMove }),
 	intOpt("rfpdepth", "most plies left at which a node may be cut by its static evaluation (0: off)", 0, MaxDepth, func(c *Config) *int { return &c.RFPDepth }),
 	intOpt("rfpmargin", "evaluation units over beta a ply left for that cut", 0, 1<<20, func(c *Config) *int { return &c.RFPMargin }),
+	intOpt("fhrdepth", "least plies left at which a node likely to fail high searches its moves a ply shallower", 1, MaxDepth, func(c *Config) *int { return &c.FHRDepth }),
+	intOpt("fhrmargin", "evaluation units over beta a ply left for that reduction (0: off)", 0, 1<<20, func(c *Config) *int { return &c.FHRMargin }),
 	intOpt("razordepth", "most plies left at which a node short of alpha is judged at the horizon (0: off)", 0, MaxDepth, func(c *Config) *int { return &c.RazorDepth }),
 	intOpt("razormargin", "evaluation units under alpha a ply left for that", 0, 1<<20, func(c *Config) *int { return &c.RazorMargin }),
 	boolOpt("extensions", "a forced block costs no depth (1 on, 0 off)", func(c *Config) *bool { return &c.NoExtensions }, true),

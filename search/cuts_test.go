@@ -25,7 +25,13 @@ func cutPosition(t *testing.T, moves ...[2]int) *patterns.Position {
 // evaluation.
 func probeNode(t *testing.T, pos *patterns.Position, v float64, depth, alpha, beta int) (score int, nodes int64, ev int) {
 	t.Helper()
-	s := New(DefaultConfig())
+	return probeNodeWith(t, DefaultConfig(), pos, v, depth, alpha, beta)
+}
+
+// probeNodeWith is probeNode by a searcher of cfg.
+func probeNodeWith(t *testing.T, cfg Config, pos *patterns.Position, v float64, depth, alpha, beta int) (score int, nodes int64, ev int) {
+	t.Helper()
+	s := New(cfg)
 	s.SetValue(func() Value { return fixedValue(v) })
 	s.prepare(pos, Limits{Nodes: 1 << 40}, make(chan struct{}))
 	ev = s.evaluate(pos.Board().ToMove())
@@ -111,5 +117,51 @@ func TestEvaluationCuts(t *testing.T) {
 	score, _, ev := probeNode(t, win, 0.01, 2, 0, 1)
 	if !IsMate(score) || score <= 0 || ev >= 0 {
 		t.Errorf("razoring over a won VCF: score %d (evaluation %d); want a win", score, ev)
+	}
+}
+
+// TestFailHighReduction: the fail-high reduction (Config.FHRDepth,
+// FHRMargin) searches a node's moves shallower exactly where it is meant
+// to: off the principal variation, from its depth, past its margin, and
+// never when the opponent has a threat to answer or in a window at the
+// mate scores; elsewhere the node is searched as with the reduction off,
+// node for node (at four plies left, where no node below it may reduce).
+func TestFailHighReduction(t *testing.T) {
+	cfg := DefaultConfig()
+	if cfg.FHRDepth != 4 || cfg.FHRMargin != 50 || cfg.RFPDepth >= cfg.FHRDepth {
+		t.Fatalf("defaults changed (%d, %d, RFP to %d): update this test's margins", cfg.FHRDepth, cfg.FHRMargin, cfg.RFPDepth)
+	}
+	off := cfg
+	off.FHRMargin = 0
+	quiet := cutPosition(t, [2]int{7, 7}, [2]int{7, 8}, [2]int{6, 7}, [2]int{8, 8})
+	three := cutPosition(t, [2]int{2, 10}, [2]int{6, 7}, [2]int{12, 12}, [2]int{7, 7}, [2]int{12, 1}, [2]int{8, 7})
+	_, _, ev := probeNode(t, quiet, 0.99, 4, 0, 1)
+	_, _, evThree := probeNode(t, three, 0.99, 4, 0, 1)
+	for _, c := range []struct {
+		name          string
+		pos           *patterns.Position
+		depth, beta   int
+		pv, shallower bool
+	}{
+		{"depth 4, margin met", quiet, 4, ev - 200, false, true},
+		{"depth 5, margin met", quiet, 5, ev - 250, false, true},
+		{"depth 4, one short of the margin", quiet, 4, ev - 199, false, false},
+		{"depth 3 (RFP's: not past its margin)", quiet, 3, ev - 300, false, false},
+		{"a PV node", quiet, 4, ev - 2000, true, false},
+		{"the opponent's open three", three, 4, evThree - 2000, false, false},
+		{"a window at the mate scores", quiet, 4, -mateBound + 1, false, false},
+	} {
+		alpha := c.beta - 1
+		if c.pv {
+			alpha = c.beta - 50
+		}
+		score, nodes, _ := probeNodeWith(t, cfg, c.pos, 0.99, c.depth, alpha, c.beta)
+		wantScore, want, _ := probeNodeWith(t, off, c.pos, 0.99, c.depth, alpha, c.beta)
+		switch {
+		case c.shallower && (nodes == 0 || nodes >= want):
+			t.Errorf("%s: %d nodes; want fewer than the %d without the reduction, and a search", c.name, nodes, want)
+		case !c.shallower && (nodes != want || score != wantScore):
+			t.Errorf("%s: %d nodes, score %d; want the search without the reduction: %d nodes, score %d", c.name, nodes, score, want, wantScore)
+		}
 	}
 }

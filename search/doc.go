@@ -35,7 +35,10 @@
 // near the horizon (three plies, two) where the opponent threatens nothing
 // is cut when its static evaluation beats beta by a margin (reverse
 // futility pruning), and judged at the horizon when it falls short of
-// alpha by a margin (razoring); neither claims a loss. Scores are from the side to move's
+// alpha by a margin (razoring); neither claims a loss. Deeper, such a
+// node whose evaluation beats beta by a margin searches its moves a ply
+// shallower, those that make a four excepted (the fail-high reduction).
+// Scores are from the side to move's
 // view: Mate-n for a win n plies away, -(Mate-n) for a loss; otherwise a
 // weighted sum of both sides' shape counts (Position.ShapeCounts).
 //

@@ -65,6 +65,14 @@ func (s *Searcher) pvs(depth, ply int, alpha, beta int) int {
 			return sc
 		}
 	}
+	// The fail-high reduction (Config.FHRDepth, FHRMargin), on the cuts'
+	// terms: a node whose evaluation is far over beta searches its quiet
+	// moves a ply shallower; a four is searched in full.
+	fhr := false
+	if c := &s.cfg; c.FHRMargin > 0 && depth >= c.FHRDepth && beta-alpha == 1 && nf == 0 && alpha > -mateBound && beta < mateBound &&
+		p.Set(patterns.MakesWin, me.Other()).Empty() && p.Set(patterns.MakesDouble, me.Other()).Empty() {
+		fhr = s.evaluate(me)-c.FHRMargin*depth >= beta
+	}
 	width := s.width(depth)
 	moves, complete := s.generate(ply, depth, me, width, ttMove)
 	if len(moves) == 0 {
@@ -80,6 +88,8 @@ search:
 			nd := depth - 1
 			if forced && !s.cfg.NoExtensions && ply < maxPly-8 {
 				nd = depth // a forced block costs no depth
+			} else if fhr && !p.Has(m.p, patterns.MakesFour, me) {
+				nd--
 			}
 			red := 0
 			if c := &s.cfg; !c.NoLMR && depth >= c.LMRDepth && i >= c.LMRMove && m.score < c.LMRQuiet && first+len(moves) > c.LMRMinMoves {

@@ -48,7 +48,7 @@ func rulePositions(rule gomoku.Rule, seed uint64, n, lo, hi int) []*patterns.Pos
 func twinConfig() Config {
 	c := DefaultConfig()
 	c.NoLMR, c.NoExtensions = true, true
-	c.RFPDepth, c.RazorDepth = 0, 0
+	c.RFPDepth, c.RazorDepth, c.FHRMargin = 0, 0, 0
 	c.NodeVCF, c.LeafVCF, c.RootVCF, c.RootVCT = 0, 0, 0, 0
 	c.Width = []int{1, 5, 6, 7}
 	c.RootWidth = 8
