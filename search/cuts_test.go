@@ -39,6 +39,20 @@ func probeNodeWith(t *testing.T, cfg Config, pos *patterns.Position, v float64, 
 	return score, s.nodes, ev
 }
 
+// cutPositions are the positions the cuts are probed on: quiet, Black to
+// move with nothing to answer (two stones each, no three), and three,
+// where White (not to move) has an open three on y = 7 and Black's stones
+// are apart.
+func cutPositions(t *testing.T) (quiet, three *patterns.Position) {
+	t.Helper()
+	quiet = cutPosition(t, [2]int{7, 7}, [2]int{7, 8}, [2]int{6, 7}, [2]int{8, 8})
+	three = cutPosition(t, [2]int{2, 10}, [2]int{6, 7}, [2]int{12, 12}, [2]int{7, 7}, [2]int{12, 1}, [2]int{8, 7})
+	if three.Set(patterns.MakesWin, gomoku.White).Empty() {
+		t.Fatal("the open three's position has no straight-four point for White")
+	}
+	return quiet, three
+}
+
 // TestEvaluationCuts: reverse futility pruning and razoring (Config.RFP*,
 // Razor*) cut exactly the nodes they are meant to: off the principal
 // variation, within their depth, past their margin, and never when the
@@ -48,13 +62,7 @@ func TestEvaluationCuts(t *testing.T) {
 	if cfg.RFPDepth != 3 || cfg.RFPMargin != 150 || cfg.RazorDepth != 2 || cfg.RazorMargin != 200 {
 		t.Fatalf("defaults changed (%d, %d, %d, %d): update this test's margins", cfg.RFPDepth, cfg.RFPMargin, cfg.RazorDepth, cfg.RazorMargin)
 	}
-	// Black to move, nothing to answer: two stones each, no three.
-	quiet := cutPosition(t, [2]int{7, 7}, [2]int{7, 8}, [2]int{6, 7}, [2]int{8, 8})
-	// White (not to move) has an open three on y = 7; Black's stones are apart.
-	three := cutPosition(t, [2]int{2, 10}, [2]int{6, 7}, [2]int{12, 12}, [2]int{7, 7}, [2]int{12, 1}, [2]int{8, 7})
-	if three.Set(patterns.MakesWin, gomoku.White).Empty() {
-		t.Fatal("the open three's position has no straight-four point for White")
-	}
+	quiet, three := cutPositions(t)
 
 	// Reverse futility: the evaluation beats beta by the margin a ply left.
 	_, _, ev := probeNode(t, quiet, 0.99, 2, 0, 1)
@@ -133,8 +141,7 @@ func TestFailHighReduction(t *testing.T) {
 	}
 	off := cfg
 	off.FHRMargin = 0
-	quiet := cutPosition(t, [2]int{7, 7}, [2]int{7, 8}, [2]int{6, 7}, [2]int{8, 8})
-	three := cutPosition(t, [2]int{2, 10}, [2]int{6, 7}, [2]int{12, 12}, [2]int{7, 7}, [2]int{12, 1}, [2]int{8, 7})
+	quiet, three := cutPositions(t)
 	_, _, ev := probeNode(t, quiet, 0.99, 4, 0, 1)
 	_, _, evThree := probeNode(t, three, 0.99, 4, 0, 1)
 	for _, c := range []struct {
