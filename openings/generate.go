@@ -92,6 +92,6 @@ func openingSearch() search.Config {
 	c := search.DefaultConfig()
 	c.TTBits, c.Width, c.RootWidth = 14, []int{1, 6, 7, 8}, 12
 	c.LeafVCF, c.NodeVCF, c.RootVCF, c.RootVCT = 40, 100, 2000, 2000
-	c.RFPDepth, c.RazorDepth, c.FHRMargin = 0, 0, 0 // the openings' judge as before the cuts by the evaluation and the fail-high reduction: the same openings from the same seed
+	c.RFPDepth, c.RazorDepth, c.FHRMargin, c.PartialRoot = 0, 0, 0, false // the openings' judge as before the cuts by the evaluation, the fail-high reduction and the move of an iteration cut short: the same openings from the same seed
 	return c
 }

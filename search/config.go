@@ -121,6 +121,12 @@ type Config struct {
 	// NoExtensions stops extending a forced block beyond the horizon (a
 	// block costs no depth). Unmeasured (the slow twin turns it off).
 	NoExtensions bool
+	// PartialRoot plays the move of an iteration cut short by the clock
+	// or the node limit when it beat the previous best move at the new
+	// depth, both searched to the end, so that an iteration started late
+	// is not thrown away (with TimeOptimum 0.85). TUNING.md: "An iteration
+	// cut short".
+	PartialRoot bool
 
 	// Move ordering among the moves a node keeps (it changes the order,
 	// never the set): the table's move first; the two killers (moves
@@ -197,12 +203,13 @@ func DefaultConfig() Config {
 		OneMoveDepth: 2,
 		LMRDepth:     3, LMRMove: 3, LMRMinMoves: 4, LMRQuiet: 40, LMRDeepDepth: 5, LMRDeepMove: 8,
 		RFPDepth: 3, RFPMargin: 150, RazorDepth: 2, RazorMargin: 200, FHRDepth: 4, FHRMargin: 50,
+		PartialRoot: true,
 		KillerBonus: [2]int64{1 << 15, 1 << 14}, HistoryCap: 1 << 13, HistoryMax: 1 << 20, HistoryAging: 2,
 		TTAgeWeight: 4,
 		PriorDepth:  6, PriorWeight: 60, ValueScale: 3000,
 		Weights: DefaultWeights(),
 
-		TimeReserve: 30 * time.Millisecond, TimeMargin: 0.08, TimeOptimum: 0.6,
+		TimeReserve: 30 * time.Millisecond, TimeMargin: 0.08, TimeOptimum: 0.85,
 		TimeUnstable: 0.5, TimeFallScale: 200, TimeFallMax: 1.5,
 		MatchPlies: 90, MatchMovesMin: 15, MatchMaxShare: 7,
 	}
@@ -260,6 +267,7 @@ var options = []Option{
 	intOpt("fhrmargin", "evaluation units over beta a ply left for that reduction (0: off)", 0, 1<<20, func(c *Config) *int { return &c.FHRMargin }),
 	intOpt("razordepth", "most plies left at which a node short of alpha is judged at the horizon (0: off)", 0, MaxDepth, func(c *Config) *int { return &c.RazorDepth }),
 	intOpt("razormargin", "evaluation units under alpha a ply left for that", 0, 1<<20, func(c *Config) *int { return &c.RazorMargin }),
+	boolOpt("partialroot", "play a move that beat the best one in an iteration cut short (1 on, 0 off)", func(c *Config) *bool { return &c.PartialRoot }, false),
 	boolOpt("extensions", "a forced block costs no depth (1 on, 0 off)", func(c *Config) *bool { return &c.NoExtensions }, true),
 	sizedIntOpt("killer1", "ordering bonus of the first killer", 0, 1<<30, func(c *Config) *int64 { return &c.KillerBonus[0] }),
 	sizedIntOpt("killer2", "ordering bonus of the second killer", 0, 1<<30, func(c *Config) *int64 { return &c.KillerBonus[1] }),

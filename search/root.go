@@ -185,6 +185,10 @@ func (s *Searcher) iterate() Result {
 		}
 		score := s.searchRoot(d)
 		if s.aborted {
+			if r, ok := s.partialResult(d, score); ok {
+				best = r
+				s.report(best)
+			}
 			break
 		}
 		best = s.rootResult(d, score)
@@ -242,6 +246,7 @@ func (s *Searcher) addRootRest() {
 func (s *Searcher) searchRoot(d int) int {
 	p := s.pos
 	alpha := -Inf
+	s.rootNew = -1
 	for i := 0; i < len(s.rootMv); i++ {
 		m := s.rootMv[i]
 		p.Play(m.p)
@@ -263,6 +268,9 @@ func (s *Searcher) searchRoot(d int) int {
 		}
 		s.rootSc[i] = sc
 		if sc > alpha {
+			if i > 0 {
+				s.rootNew = i
+			}
 			alpha = sc
 			s.pv[0][0] = m.p
 			copy(s.pv[0][1:], s.pv[1][1:s.pvLen[1]])
@@ -303,6 +311,27 @@ func (s *Searcher) threatRank(q gomoku.Point) int {
 		return 1
 	}
 	return 0
+}
+
+// partialResult is the result of iteration d, cut short with score the
+// best so far, when a move other than the first beat it (each searched to
+// the end at depth d) with a score short of a win (a win is announced
+// from a finished iteration only): that move, at the last finished
+// iteration's Depth. Config.PartialRoot.
+func (s *Searcher) partialResult(d, score int) (Result, bool) {
+	if !s.cfg.PartialRoot || s.rootNew <= 0 || s.lost || s.lim.RootExact || score >= mateBound {
+		return Result{}, false
+	}
+	m := s.rootMv[s.rootNew].p
+	r := Result{Move: m, Score: score, Depth: d - 1, PV: []gomoku.Point{m},
+		Reason: fmt.Sprintf("search depth %d cut short, score %+d", d, score)}
+	if s.pvLen[0] > 0 && s.pv[0][0] == m {
+		r.PV = append([]gomoku.Point(nil), s.pv[0][:s.pvLen[0]]...)
+	}
+	for i, rm := range s.rootMv {
+		r.Root = append(r.Root, RootMove{Move: rm.p, Score: s.rootSc[i]})
+	}
+	return r, true
 }
 
 func (s *Searcher) rootResult(d, score int) Result {

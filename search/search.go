@@ -157,6 +157,7 @@ type Searcher struct {
 	rootSc    []int
 	rootAll   bool // rootMv holds every move that can matter
 	lost      bool // an iteration found every root move lost
+	rootNew   int  // the root move that beat the first one in this iteration (-1: none)
 	pointBuf  []gomoku.Point
 
 	started    time.Time // when Search began

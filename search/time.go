@@ -29,6 +29,9 @@ import (
 //     their increments counted, TimeReserve each kept back), and no more
 //     than TimeOptimum of the maximum.
 //
+// An iteration the maximum cuts short is not wasted: a root move it found
+// better than the last iteration's best is played (Config.PartialRoot).
+//
 // After each finished iteration the search stops once the time since
 // Clock.Start passes optimum × instability × fall (at most the maximum):
 // instability is 1 + TimeUnstable × the changes of the best move, each
