@@ -317,7 +317,8 @@ func (s *Searcher) threatRank(q gomoku.Point) int {
 // best so far, when a move other than the first beat it (each searched to
 // the end at depth d) with a score short of a win (a win is announced
 // from a finished iteration only): that move, at the last finished
-// iteration's Depth. Config.PartialRoot.
+// iteration's Depth, first in Root (the others in the iteration's order,
+// their scores of this depth or the last). Config.PartialRoot.
 func (s *Searcher) partialResult(d, score int) (Result, bool) {
 	if !s.cfg.PartialRoot || s.rootNew <= 0 || s.lost || s.lim.RootExact || score >= mateBound {
 		return Result{}, false
@@ -328,8 +329,11 @@ func (s *Searcher) partialResult(d, score int) (Result, bool) {
 	if s.pvLen[0] > 0 && s.pv[0][0] == m {
 		r.PV = append([]gomoku.Point(nil), s.pv[0][:s.pvLen[0]]...)
 	}
+	r.Root = append(r.Root, RootMove{Move: m, Score: score}) // the move played first, as after an iteration
 	for i, rm := range s.rootMv {
-		r.Root = append(r.Root, RootMove{Move: rm.p, Score: s.rootSc[i]})
+		if i != s.rootNew {
+			r.Root = append(r.Root, RootMove{Move: rm.p, Score: s.rootSc[i]})
+		}
 	}
 	return r, true
 }
