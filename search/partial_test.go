@@ -10,8 +10,8 @@ import (
 // its last finished iteration, unless Config.PartialRoot is on and, in the
 // iteration cut short, a later root move beat that one, both searched to
 // the end at the new depth: then it plays the later move, with its score,
-// at the finished iteration's depth, first in Result.Root. Otherwise the two searches are the
-// same, node for node.
+// at the finished iteration's depth, first in Result.Root. Otherwise the
+// two searches are the same, node for node.
 func TestPartialRoot(t *testing.T) {
 	on, off := DefaultConfig(), DefaultConfig()
 	on.PartialRoot, off.PartialRoot = true, false

@@ -324,11 +324,8 @@ func (s *Searcher) partialResult(d, score int) (Result, bool) {
 		return Result{}, false
 	}
 	m := s.rootMv[s.rootNew].p
-	r := Result{Move: m, Score: score, Depth: d - 1, PV: []gomoku.Point{m},
+	r := Result{Move: m, Score: score, Depth: d - 1, PV: s.rootPV(m),
 		Reason: fmt.Sprintf("search depth %d cut short, score %+d", d, score)}
-	if s.pvLen[0] > 0 && s.pv[0][0] == m {
-		r.PV = append([]gomoku.Point(nil), s.pv[0][:s.pvLen[0]]...)
-	}
 	r.Root = append(r.Root, RootMove{Move: m, Score: score}) // the move played first, as after an iteration
 	for i, rm := range s.rootMv {
 		if i != s.rootNew {
@@ -338,11 +335,17 @@ func (s *Searcher) partialResult(d, score int) (Result, bool) {
 	return r, true
 }
 
-func (s *Searcher) rootResult(d, score int) Result {
-	r := Result{Move: s.rootMv[0].p, Score: score, Depth: d, PV: append([]gomoku.Point(nil), s.pv[0][:s.pvLen[0]]...)}
-	if len(r.PV) == 0 || r.PV[0] != r.Move {
-		r.PV = []gomoku.Point{r.Move}
+// rootPV is a copy of the root's principal variation if it starts with
+// root move m, else m alone.
+func (s *Searcher) rootPV(m gomoku.Point) []gomoku.Point {
+	if s.pvLen[0] == 0 || s.pv[0][0] != m {
+		return []gomoku.Point{m}
 	}
+	return append([]gomoku.Point(nil), s.pv[0][:s.pvLen[0]]...)
+}
+
+func (s *Searcher) rootResult(d, score int) Result {
+	r := Result{Move: s.rootMv[0].p, Score: score, Depth: d, PV: s.rootPV(s.rootMv[0].p)}
 	for i, m := range s.rootMv {
 		r.Root = append(r.Root, RootMove{Move: m.p, Score: s.rootSc[i]})
 	}
