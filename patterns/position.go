@@ -188,6 +188,21 @@ func (p *Position) Put(q gomoku.Point, c gomoku.Player) error {
 	return nil
 }
 
+// PutUndo puts a stone of c at q (Put), calls fn, and takes the stone
+// back (Undo): a look at the position after a move that leaves it as it
+// was (but for Puts, which counts the stone). It returns Put's error (fn
+// not called). fn must leave the position as it found it.
+func (p *Position) PutUndo(q gomoku.Point, c gomoku.Player, fn func()) error {
+	if err := p.Put(q, c); err != nil {
+		return err
+	}
+	fn()
+	if _, err := p.Undo(); err != nil {
+		panic(err) // the stone just put is the last
+	}
+	return nil
+}
+
 // restartJournal empties the undo journal.
 func (p *Position) restartJournal() {
 	p.journal, p.frames, p.fouls = p.journal[:0], p.frames[:0], p.fouls[:0]

@@ -292,3 +292,57 @@ func (s *vcfSearch) settled(m gomoku.Point, depth int) bool {
 	}
 	return true
 }
+
+// VCFHolds reports whether line, a VCF of side's that VCF found on an
+// earlier position (side's fours and the blocks alternating, ending with
+// the five), still wins on pos with side to move, as VCF's search would
+// play it: each four of the line is still a four whose one block is the
+// line's next stone (or a double five-point, which wins), the defender
+// never has a five-point the four does not take, and the line ends in a
+// five. It plays the line and takes it back (pos is restored). It looks
+// for no other line: false proves nothing. Under Renju it is always false
+// (whether Black may block is VCF's to judge).
+func VCFHolds(pos *Position, side gomoku.Player, line []gomoku.Point) bool {
+	if pos.renju || pos.b.Over() || len(line) == 0 {
+		return false
+	}
+	s := vcfSearch{pos: pos, a: side, d: side.Other()}
+	puts := 0
+	defer func() {
+		for ; puts > 0; puts-- {
+			pos.Undo()
+		}
+	}()
+	own, their := &pos.sets[side-1][MakesFive], &pos.sets[s.d-1][MakesFive]
+	for i := 0; ; i += 2 {
+		if !own.Empty() {
+			return true
+		}
+		if i+1 >= len(line) {
+			return false
+		}
+		m := line[i]
+		if n := their.Len(); n >= 2 || n == 1 && !their.Has(m) || !pos.Has(m, MakesFour, side) {
+			return false
+		}
+		if pos.Put(m, side) != nil {
+			return false
+		}
+		puts++
+		switch n := own.Len(); {
+		case n == 0:
+			return false
+		case n >= 2:
+			return s.room(2)
+		case !own.Has(line[i+1]):
+			return false
+		}
+		if pos.Put(line[i+1], s.d) != nil {
+			return false
+		}
+		puts++
+		if pos.b.Over() {
+			return false
+		}
+	}
+}

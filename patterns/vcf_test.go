@@ -292,3 +292,60 @@ func TestVCFSettledTwin(t *testing.T) {
 		t.Errorf("a weak check: %d wins of %d; %d stones put against %d", wins, len(got), gotPuts, wantPuts)
 	}
 }
+
+// TestVCFHolds: a VCF line holds on its own position; after a defender's
+// stone it holds only where the defender missed it: then VCF finds a win
+// too, and a stone on the line's first four never leaves it. Random play
+// under freestyle and standard; the position is restored.
+func TestVCFHolds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 5))
+	lines, held, broken := 0, 0, 0
+	for n := 0; lines < 60 && n < 4000; n++ {
+		pos := NewPosition(gomoku.Options{Rule: gomoku.Rule(n % 2), Radius: 1})
+		if !playRandom(t, rng, pos, 20+rng.IntN(30)) {
+			continue
+		}
+		side := pos.Board().ToMove()
+		line, ok, _ := VCF(pos, side, Limits{})
+		if !ok || len(line) < 3 {
+			continue
+		}
+		lines++
+		before := pos.Board().String()
+		if !VCFHolds(pos, side, line) {
+			t.Fatalf("the line %v does not hold on its own position\n%s", line, pos.Board())
+		}
+		for q := range gomoku.Point(gomoku.Size * gomoku.Size) {
+			if pos.Board().At(q) != gomoku.Empty || pos.Board().MakesFive(q, side.Other()) {
+				continue
+			}
+			must(t, pos.Put(q, side.Other()))
+			holds := VCFHolds(pos, side, line)
+			_, found, _ := VCF(pos, side, Limits{})
+			switch {
+			case holds && !found:
+				t.Fatalf("after %v the line %v holds but VCF finds no win\n%s", q, line, pos.Board())
+			case holds:
+				held++
+			default:
+				broken++
+			}
+			if q == line[0] && holds {
+				t.Fatalf("a stone on the first four %v leaves the line %v", q, line)
+			}
+			if _, err := pos.Undo(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if pos.Board().String() != before {
+			t.Fatalf("the position changed\n%s", pos.Board())
+		}
+		if err := pos.Check(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("%d lines; after a defender's stone %d held, %d did not", lines, held, broken)
+	if lines < 60 || held == 0 || broken == 0 {
+		t.Errorf("%d lines (want 60), %d held, %d broken: the sample proves little", lines, held, broken)
+	}
+}
