@@ -10,6 +10,11 @@
 // them; FeatureSet versions the list. Features differ between the moves of
 // one position: the shapes a move makes and blocks, the threats it makes
 // and takes, its neighbourhood, the filter level behind the candidates.
+// Set 2 (HistoryFeatureNames) adds the distances to the last two moves;
+// set 3 (ThreatFeatureNames, "train loop -policy-set 3"'s, the shipped
+// pure policy's) each side's threat cells
+// after the move and the VCFs around it, which FeaturesOf reads from the
+// position's Threats (ThreatsOf, searched once for all its moves).
 //
 // # Training
 //

@@ -107,7 +107,7 @@ func FromForest(f *forest.Model) (*Model, error) {
 	want := names(spec.FeatureSet)
 	switch got := f.FeatureNames(); {
 	case want == nil:
-		return nil, fmt.Errorf("%w: it computes feature set %d; this build computes sets %d and %d", ErrModel, spec.FeatureSet, FeatureSet, HistoryFeatureSet)
+		return nil, fmt.Errorf("%w: it computes feature set %d; this build computes sets %d to %d", ErrModel, spec.FeatureSet, FeatureSet, ThreatFeatureSet)
 	case f.NumFeatures() != len(want) || f.Classes() != 2:
 		return nil, fmt.Errorf("%w: it has %d features and %d classes, want %d and 2", ErrModel, f.NumFeatures(), f.Classes(), len(want))
 	case got != nil && !slices.Equal(got, want):

@@ -29,16 +29,19 @@ const (
 	shipped20261121SHA256 = "e0dee9fda44724e5b19eb3b2986d413da69aed4f8fd4c1b89457ab2328eace17"
 	shippedSHA256         = "6fe462740ab8b5548b9715c506bdb3d029fd278569a94b943e9c14ed58583105"
 	shippedValueSHA256    = "f7f59537fce652575897a4440a8ed41ccd641402d1e0a188d1ee896cfcdb50d1"
+	shippedForestSHA256   = "7637097d55547d8ab4edc0208678a51d7db2e778e40618b560b86489c92e6cae"
 )
 
-// TestShippedModels: the shipped files are the recorded ones; the policy
-// loads as feature set 2 and the value model as a value network (value
-// feature set 3), both for freestyle.
+// TestShippedModels: the shipped files are the recorded ones; the search's
+// policy loads as feature set 2, the forest agent's as feature set 3 and
+// the value model as a value network (value feature set 3), all for
+// freestyle.
 func TestShippedModels(t *testing.T) {
 	for _, f := range []struct {
 		name, want string
 		data       []byte
-	}{{"model.ocf", shippedSHA256, data.Model}, {"value.ocf", shippedValueSHA256, data.Value}} {
+	}{{"model.ocf", shippedSHA256, data.Model}, {"value.ocf", shippedValueSHA256, data.Value},
+		{"forest.ocf", shippedForestSHA256, data.Forest}} {
 		if sum := sha256.Sum256(f.data); hex.EncodeToString(sum[:]) != f.want {
 			t.Errorf("data/%s has sha256 %x, want %s", f.name, sum, f.want)
 		}
@@ -46,6 +49,9 @@ func TestShippedModels(t *testing.T) {
 	m, err := Load(bytes.NewReader(data.Model))
 	if err != nil || m.Spec != (Spec{FeatureSet: HistoryFeatureSet, Rule: gomoku.Freestyle, Radius: 2}) {
 		t.Fatalf("data/model.ocf: %v, %v; want feature set 2, freestyle, radius 2", m, err)
+	}
+	if m, err = Load(bytes.NewReader(data.Forest)); err != nil || m.Spec != (Spec{FeatureSet: ThreatFeatureSet, Rule: gomoku.Freestyle, Radius: 2}) {
+		t.Fatalf("data/forest.ocf: %v, %v; want feature set 3, freestyle, radius 2", m, err)
 	}
 	vm, err := LoadValue(bytes.NewReader(data.Value))
 	if err != nil || vm.Net == nil || vm.FeatureSet() != ValueFeatureSet3 || vm.Rule != gomoku.Freestyle {
@@ -115,7 +121,7 @@ func TestFromForestRefuses(t *testing.T) {
 		meta  map[string]string
 		want  string
 	}{
-		{"other feature set", NumFeatures, nil, map[string]string{"feature_set": "3", "rule": "freestyle", "radius": "2"}, "it computes feature set 3; this build computes sets 1 and 2"},
+		{"other feature set", NumFeatures, nil, map[string]string{"feature_set": "4", "rule": "freestyle", "radius": "2"}, "it computes feature set 4; this build computes sets 1 to 3"},
 		{"set 2 with set 1's columns", NumFeatures, nil, map[string]string{"feature_set": "2", "rule": "freestyle", "radius": "2"}, "it has 30 features and 2 classes, want 32 and 2"},
 		{"three columns", 3, nil, nil, "it has 3 features and 2 classes, want 30 and 2"},
 		{"renamed column", NumFeatures, renamed, good, "its features are named otherwise"},
@@ -268,7 +274,7 @@ func TestHistoryFeatureSet(t *testing.T) {
 	row := make([]float64, NumHistoryFeatures)
 	var f patterns.Result
 	q := gomoku.Pt(3, 3)
-	FeaturesOf(HistoryFeatureSet, row, pos, &f, q)
+	FeaturesOf(HistoryFeatureSet, row, pos, &f, nil, q)
 	if row[NumFeatures] != 15 || row[NumFeatures+1] != 15 {
 		t.Errorf("empty board: distances %v, want 15 15", row[NumFeatures:])
 	}
@@ -278,7 +284,7 @@ func TestHistoryFeatureSet(t *testing.T) {
 		}
 	}
 	f = patterns.Filter(pos, pos.Board().ToMove(), patterns.Config{}, f)
-	FeaturesOf(HistoryFeatureSet, row, pos, &f, q)
+	FeaturesOf(HistoryFeatureSet, row, pos, &f, nil, q)
 	if row[NumFeatures] != 2 || row[NumFeatures+1] != 4 {
 		t.Errorf("after h8 f4: distances from d4 %v, want 2 (to f4) and 4 (to h8)", row[NumFeatures:])
 	}
@@ -286,5 +292,92 @@ func TestHistoryFeatureSet(t *testing.T) {
 	Features(set1, pos, &f, q)
 	if !slices.Equal(set1, row[:NumFeatures]) {
 		t.Errorf("set 2's first columns %v differ from set 1's %v", row[:NumFeatures], set1)
+	}
+}
+
+// TestThreatFeatureSet: set 3's first columns are set 2's, its threat
+// columns are each side's class cells before the move and after it (the
+// position with the move put), and computing them leaves the position as
+// it was.
+func TestThreatFeatureSet(t *testing.T) {
+	meta := Spec{ThreatFeatureSet, gomoku.Freestyle, 2}.meta()
+	m, err := FromForest(rowsModel(t, NumThreatFeatures, ThreatFeatureNames[:], meta))
+	if err != nil || m.Spec.FeatureSet != ThreatFeatureSet {
+		t.Fatalf("set 3 model: %v, %v", m, err)
+	}
+	pos := mustPosition(t, featureDiagram) // Black to move
+	res := patterns.Filter(pos, gomoku.Black, patterns.Config{}, patterns.Result{})
+	before := pos.Board().String()
+	classes := [4]patterns.Class{patterns.MakesWin, patterns.MakesFour, patterns.MakesThree, patterns.MakesDouble}
+	counts := func(p *patterns.Position, side gomoku.Player) (n [4]float64) {
+		for i, c := range classes {
+			n[i] = float64(p.Count(c, side))
+		}
+		return n
+	}
+	// i7 makes x's straight four f7-i7: x's win points go (e7 and i7
+	// made a straight four before) to none, its five-points are e7 and j7.
+	i7, _ := gomoku.ParsePoint("i7")
+	row := make([]float64, NumThreatFeatures)
+	th := ThreatsOf(ThreatFeatureSet, pos)
+	FeaturesOf(ThreatFeatureSet, row, pos, &res, &th, i7)
+	if pos.Board().String() != before {
+		t.Fatalf("the position changed:\n%s", pos.Board())
+	}
+	if err := pos.Check(); err != nil {
+		t.Fatal(err)
+	}
+	set2 := make([]float64, NumHistoryFeatures)
+	FeaturesOf(HistoryFeatureSet, set2, pos, &res, nil, i7)
+	if !slices.Equal(set2, row[:NumHistoryFeatures]) {
+		t.Errorf("set 3's first columns %v differ from set 2's %v", row[:NumHistoryFeatures], set2)
+	}
+	cur, their := counts(pos, gomoku.Black), counts(pos, gomoku.White)
+	wantBefore := []float64{cur[0], their[0], cur[3], their[3]}
+	if got := row[NumHistoryFeatures : NumHistoryFeatures+4]; !slices.Equal(got, wantBefore) {
+		t.Errorf("before the move: %v, want %v", got, wantBefore)
+	}
+	if cur[0] != 2 { // e7 and i7 make x's straight four
+		t.Errorf("x's win points before i7: %v, want 2", cur[0])
+	}
+	after := pos.Clone()
+	if err := after.Put(i7, gomoku.Black); err != nil {
+		t.Fatal(err)
+	}
+	mine, theirs := counts(after, gomoku.Black), counts(after, gomoku.White)
+	want := append(mine[:], theirs[:]...)
+	if got := row[NumHistoryFeatures+4 : NumHistoryFeatures+12]; !slices.Equal(got, want) {
+		t.Errorf("after i7: %v, want %v", got, want)
+	}
+	col := func(name string) float64 { return row[slices.Index(ThreatFeatureNames[:], name)] }
+	if col("after_mover_win_points") != 0 || after.Count(patterns.MakesFive, gomoku.Black) != 2 {
+		t.Errorf("after i7: x's win points %v (want 0: the four is made), five-points %d (want 2, e7 and j7)",
+			col("after_mover_win_points"), after.Count(patterns.MakesFive, gomoku.Black))
+	}
+	// The VCFs: x wins by a straight four (e7 or i7 first); o, were it to
+	// move, by e7's straight four in column e. After i7 o has none (x
+	// makes five first), after e7 none (the column is blocked), after a
+	// move far away it still has.
+	first := ThreatsOf(ThreatFeatureSet, pos).moverFirst
+	e7, _ := gomoku.ParsePoint("e7")
+	a15, _ := gomoku.ParsePoint("a15")
+	if first != e7 && first != i7 {
+		t.Fatalf("x's VCF starts at %v, want e7 or i7", first)
+	}
+	for _, c := range []struct {
+		q                    gomoku.Point
+		first, opp, afterOpp float64
+	}{
+		{i7, b2f(first == i7), 1, 0},
+		{e7, b2f(first == e7), 1, 0},
+		{a15, 0, 1, 1},
+	} {
+		FeaturesOf(ThreatFeatureSet, row, pos, &res, &th, c.q)
+		if got := [3]float64{col("mover_vcf_first"), col("opp_vcf"), col("after_opp_vcf")}; got != [3]float64{c.first, c.opp, c.afterOpp} {
+			t.Errorf("%v: VCF columns %v, want %v", c.q, got, [3]float64{c.first, c.opp, c.afterOpp})
+		}
+	}
+	if pos.Board().String() != before {
+		t.Fatalf("the position changed:\n%s", pos.Board())
 	}
 }

@@ -78,7 +78,7 @@ type Policy struct {
 	model  *Model
 	cfg    Config
 	stats  Stats
-	row    [NumHistoryFeatures]float64
+	row    [MaxFeatures]float64
 	scores []float64
 
 	pos patterns.Position // Rank's position, with the model's radius
@@ -111,9 +111,11 @@ func (p *Policy) Model() *Model { return p.model }
 // The slice is reused by the next call. Guarded by BenchmarkPolicyScores.
 func (p *Policy) Scores(pos *patterns.Position, f *patterns.Result, c *canon.Position, moves []gomoku.Point) []float64 {
 	p.scores = p.scores[:0]
+	set := p.model.Spec.FeatureSet
+	t := ThreatsOf(set, pos)
 	for _, q := range moves {
 		row := p.row[:p.model.Forest.NumFeatures()]
-		FeaturesOf(p.model.Spec.FeatureSet, row, pos, f, q)
+		FeaturesOf(set, row, pos, f, &t, q)
 		s := p.model.Forest.PredictClass1(row)
 		if len(p.stats) > 0 && c != nil {
 			s = p.blend(s, c.Key, c.ToCanon(q))
