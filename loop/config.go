@@ -40,7 +40,12 @@ type Config struct {
 	Holdout       float64 `json:"holdout"`   // fraction of games held out for the metrics
 
 	Policy forest.Config `json:"policy"`
-	Value  forest.Config `json:"value"` // the value forest (sets 1 and 2)
+	// PolicySet is the policy forest's move features: policy's feature
+	// set 2 (the default: the search's prior, cheap) or 3 (a stronger
+	// pure policy that costs the search half its speed: TUNING.md, "The
+	// policy's threat features"). Records written before it have none: 2.
+	PolicySet int           `json:"policy_set,omitempty"`
+	Value     forest.Config `json:"value"` // the value forest (sets 1 and 2)
 	// Net is the value network (value feature set 3) and its fit.
 	Net mlp.Config `json:"net"`
 	// ValueSet is the value model's position features (policy's value
@@ -145,7 +150,7 @@ func DefaultConfig() Config {
 		Rule: gomoku.Freestyle, Radius: 2,
 		Games: 12000, Block: 16, Nodes: 3000, Explore: 6, Margin: 30, Openings: 400,
 		Window: 2, TeacherWindow: 6, Negatives: 4, Holdout: 0.1,
-		Policy: pf, Value: vf, Net: mlp.DefaultConfig(),
+		Policy: pf, PolicySet: policy.HistoryFeatureSet, Value: vf, Net: mlp.DefaultConfig(),
 		// The value network on the teacher's scores alone, each
 		// generation's in its own units (loop/TUNING.md, "The value
 		// network").
@@ -187,6 +192,8 @@ func (c Config) Validate() error {
 	case !c.Gate.None() && c.Gate.MaxGames < 2 || c.AnchorGames < 2 || c.Gate.MaxGames%2 != 0 || c.AnchorGames%2 != 0:
 		return fmt.Errorf("loop: gate and anchor games %d, %d: want even numbers, at least 2 (games are played in pairs, colours swapped; 0 gate games: no gate)",
 			c.Gate.MaxGames, c.AnchorGames)
+	case c.PolicySet != policy.HistoryFeatureSet && c.PolicySet != policy.ThreatFeatureSet:
+		return fmt.Errorf("loop: policy feature set %d: want %d or %d (-policy-set)", c.PolicySet, policy.HistoryFeatureSet, policy.ThreatFeatureSet)
 	case c.ValueSet == policy.ValueFeatureSet3 && c.Net.Validate() != nil:
 		return fmt.Errorf("loop: %w", c.Net.Validate())
 	case c.ValueSet != policy.ValueFeatureSet3 && policy.NumValueColumns(c.ValueSet) == 0:

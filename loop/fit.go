@@ -30,7 +30,7 @@ func (l *Loop) fit(ctx context.Context, g, cur int, rec *Record) (models, error)
 	}
 	pcfg := l.cfg.Policy
 	pcfg.Seed = int64(splitmix.Derive(l.cfg.Seed, 0xf17, uint64(g)) >> 1)
-	spec := policy.Spec{FeatureSet: policy.HistoryFeatureSet, Rule: l.cfg.Rule, Radius: l.cfg.Radius}
+	spec := policy.Spec{FeatureSet: l.cfg.PolicySet, Rule: l.cfg.Rule, Radius: l.cfg.Radius}
 	pm, err := policy.Fit(ctx, policy.NewDataset(s.policyX, s.policyY, spec), pcfg)
 	if err != nil {
 		return models{}, err

@@ -32,6 +32,12 @@ func smallConfig(seed uint64) Config {
 // returns the stored games, the records and the directory.
 func runSmall(t *testing.T, seed uint64, gens int) ([]store.TeacherGame, []Record, string) {
 	t.Helper()
+	return runConfig(t, smallConfig(seed), gens)
+}
+
+// runConfig is runSmall with its configuration.
+func runConfig(t *testing.T, cfg Config, gens int) ([]store.TeacherGame, []Record, string) {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	db, err := sqlite.Open(filepath.Join(dir, "l.db"), store.DefaultConfig(gomoku.Freestyle))
@@ -43,7 +49,7 @@ func runSmall(t *testing.T, seed uint64, gens int) ([]store.TeacherGame, []Recor
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := New(db, filepath.Join(dir, "models"), start, smallConfig(seed))
+	l, err := New(db, filepath.Join(dir, "models"), start, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,6 +66,30 @@ func runSmall(t *testing.T, seed uint64, gens int) ([]store.TeacherGame, []Recor
 		t.Fatalf("stored records differ from the run's (%v)", err)
 	}
 	return games, recs, dir
+}
+
+// TestPolicySet3: with PolicySet 3 the loop fits policies of feature set 3
+// (the threat columns), and generation 2's teacher searches with
+// generation 1's as its prior: its games are not those of the loop with
+// set 2, whose first generation's games they share.
+func TestPolicySet3(t *testing.T) {
+	cfg := smallConfig(9)
+	cfg.PolicySet = policy.ThreatFeatureSet
+	g3, recs, _ := runConfig(t, cfg, 2)
+	for _, r := range recs {
+		m, err := policy.LoadFile(r.PolicyModel)
+		if err != nil || m.Spec.FeatureSet != policy.ThreatFeatureSet || m.Forest.NumFeatures() != policy.NumThreatFeatures {
+			t.Fatalf("gen %d: policy %v (%v); want feature set 3 with %d columns", r.Gen, m, err, policy.NumThreatFeatures)
+		}
+		if r.Samples == 0 || !(r.Top1 > 0 && r.Top1 <= 1) {
+			t.Errorf("gen %d: %d samples, top-1 %v", r.Gen, r.Samples, r.Top1)
+		}
+	}
+	g2, _, _ := runConfig(t, smallConfig(9), 2)
+	if len(g3) != 24 || len(g2) != 24 || !reflect.DeepEqual(g3[:12], g2[:12]) || reflect.DeepEqual(g3[12:], g2[12:]) {
+		t.Errorf("%d and %d games; generation 1 equal %v (want true), generation 2 equal %v (want false)",
+			len(g3), len(g2), reflect.DeepEqual(g3[:12], g2[:12]), reflect.DeepEqual(g3[12:], g2[12:]))
+	}
 }
 
 // TestNewRules: a loop refuses a database of another rule, and a start

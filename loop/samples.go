@@ -68,15 +68,18 @@ func heldOutGame(seed uint64, gen, index int, frac float64) bool {
 // builder turns teacher games into rows: the training games' (m nil) or
 // the held-out games' predictions by m's models.
 type builder struct {
-	cfg  Config
-	m    *measure
-	pos  *patterns.Position
-	res  patterns.Result
-	row  [policy.NumHistoryFeatures]float64
-	vrow [policy.NumValueFeatures2]float64
-	nrow policy.NetRow
-	perm []int
-	s    sets
+	cfg Config
+	m   *measure
+	pos *patterns.Position
+	res patterns.Result
+	row [policy.MaxFeatures]float64
+	// threats are the VCFs of the position whose moves features reads
+	// (policy feature set 3).
+	threats policy.Threats
+	vrow    [policy.NumValueFeatures2]float64
+	nrow    policy.NetRow
+	perm    []int
+	s       sets
 	// valueOnly builds the value rows alone; policyFrom is the first
 	// generation whose games give policy rows.
 	valueOnly  bool
@@ -202,6 +205,7 @@ func (b *builder) ply(g *store.TeacherGame, i int, test bool, rng *rand.Rand) {
 		b.s.skipped++ // the teacher left the filter's candidates (a search-only move)
 		return
 	}
+	b.threats = policy.ThreatsOf(b.cfg.PolicySet, b.pos)
 	if test {
 		b.s.heldOut++
 		for k, q := range b.res.Moves {
@@ -260,8 +264,9 @@ func (b *builder) valueRow(won bool, score int16, gen int, test bool) {
 }
 
 func (b *builder) features(q gomoku.Point) []float64 {
-	policy.FeaturesOf(policy.HistoryFeatureSet, b.row[:], b.pos, &b.res, q)
-	return b.row[:]
+	row := b.row[:policy.NumFeaturesOf(b.cfg.PolicySet)]
+	policy.FeaturesOf(b.cfg.PolicySet, row, b.pos, &b.res, &b.threats, q)
+	return row
 }
 
 func b2i(v bool) int {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,6 +19,22 @@ func TestLoopGameCounts(t *testing.T) {
 		if code != 2 || len(lines) != 1 || !strings.Contains(lines[0], "want even numbers, at least 2 (games are played in pairs") {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and one line", args, code, errOut)
 		}
+	}
+}
+
+// TestLoopPolicySet: train loop refuses a policy feature set other than 2
+// and 3 with one line naming the flag, before any work (no database made).
+func TestLoopPolicySet(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "l.db")
+	for _, set := range []string{"1", "4", "0"} {
+		_, errOut, code := train(t, "loop", "-db", db, "-policy-set", set)
+		lines := strings.Split(strings.TrimRight(errOut, "\n"), "\n")
+		if code != 2 || len(lines) != 1 || !strings.Contains(lines[0], "policy feature set "+set+": want 2 or 3 (-policy-set)") {
+			t.Errorf("-policy-set %s: exit %d, stderr %q; want 2 and one line", set, code, errOut)
+		}
+	}
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Errorf("a database was made: %v", err)
 	}
 }
 
