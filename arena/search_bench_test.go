@@ -1,12 +1,15 @@
 package arena
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"testing"
 
+	"ocvist/data"
 	"ocvist/gomoku"
 	"ocvist/openings"
+	"ocvist/policy"
 	"ocvist/search"
 )
 
@@ -64,11 +67,17 @@ func searchFresh(b *testing.B, a *Search, boards []*gomoku.Board) (nodes int64, 
 
 // BenchmarkSearchModels: one op is a 100,000-node search from fresh
 // tables on a middle-game board, with the shipped models as the arena and
-// the Gomocup engine use them (none, the prior, prior and value). Reports
-// nodes/s: what the learned models cost the search.
+// the Gomocup engine use them (none, the prior, prior and value), and with
+// the forest agent's policy (data/forest.ocf, feature set 3) as the prior,
+// which the search does not use for what it costs. Reports nodes/s: what
+// the learned models cost the search.
 func BenchmarkSearchModels(b *testing.B) {
 	boards := middleGames(b, 8, 14)
 	pm, vm := shippedModels(b)
+	pure, err := policy.Load(bytes.NewReader(data.Forest))
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		cfg  SearchConfig
@@ -76,6 +85,7 @@ func BenchmarkSearchModels(b *testing.B) {
 		{"none", SearchConfig{}},
 		{"prior", SearchConfig{Model: pm}},
 		{"prior+value", SearchConfig{Model: pm, Value: vm}},
+		{"forest.ocf+value", SearchConfig{Model: pure, Value: vm}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			c.cfg.Nodes = 100000

@@ -23,6 +23,17 @@ var Model []byte
 //go:embed value.ocf
 var Value []byte
 
+// Forest is the shipped pure policy (forest.ocf, feature set 3,
+// freestyle, radius 2): the policy the forest agent of cmd/play and of the
+// page plays alone, the learning loop's generation 2 with -policy-set 3
+// (README.md in this folder). The search orders its moves with Model
+// instead: set 3's features cost the search half its nodes a second, and
+// in the search it was no stronger (loop/TUNING.md, "The policy's threat
+// features").
+//
+//go:embed forest.ocf
+var Forest []byte
+
 // RenjuModel and RenjuValue are the shipped renju models (model-renju.ocf,
 // value-renju.ocf, the renju recipe of README.md in this folder): the
 // search agent of cmd/play and the page play renju games with them, the

@@ -263,7 +263,8 @@ func TestShippedFilesResave(t *testing.T) {
 		name string
 		data []byte
 	}{{"model.ocf", data.Model}, {"model-renju.ocf", data.RenjuModel},
-		{"value-renju.ocf", data.RenjuValue}, {"model-2026-11-21.ocf", data.Model20261121}} {
+		{"value-renju.ocf", data.RenjuValue}, {"model-2026-11-21.ocf", data.Model20261121},
+		{"forest.ocf", data.Forest}} {
 		m, err := Load(bytes.NewReader(f.data))
 		if err != nil {
 			t.Fatalf("%s: %v", f.name, err)

@@ -311,7 +311,7 @@ func (s *Server) checkPlayer(ctx context.Context, g *game, i int, p Player) erro
 	}
 	g.sets[i] = ms
 	if p.Agent == "forest" {
-		f, err := arena.NewForest(ms.policy, arena.ForestConfig{Name: "forest"})
+		f, err := arena.NewForest(ms.pure(), arena.ForestConfig{Name: "forest"})
 		if err == nil {
 			err = f.NewGame(g.rule)
 		}

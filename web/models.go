@@ -20,6 +20,18 @@ type modelSet struct {
 	policy  *policy.Model
 	value   *policy.ValueModel // nil: none
 	anyRule bool               // the shipped models serve every rule (arena.SearchConfig.AnyRule)
+	// forest is the policy the forest agent plays alone, when it is not
+	// the search's: the shipped freestyle set's data.Forest (feature set
+	// 3, which costs the search half its speed).
+	forest *policy.Model
+}
+
+// pure is the policy the forest agent plays.
+func (m *modelSet) pure() *policy.Model {
+	if m.forest != nil {
+		return m.forest
+	}
+	return m.policy
 }
 
 // check refuses a rule the models were not fitted for, unless anyRule.
@@ -57,6 +69,9 @@ func newModels() (*models, error) {
 	shipped, err := embeddedSet("shipped", data.Model, data.Value, true)
 	if err != nil {
 		return nil, err
+	}
+	if shipped.forest, err = policy.Load(bytes.NewReader(data.Forest)); err != nil {
+		return nil, fmt.Errorf("the shipped forest policy: %w", err)
 	}
 	renju, err := embeddedSet("shipped renju", data.RenjuModel, data.RenjuValue, false)
 	if err != nil {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,11 +17,14 @@ import (
 	"testing"
 	"time"
 
+	"ocvist/arena"
 	"ocvist/canon"
 	"ocvist/data"
 	"ocvist/gomoku"
 	"ocvist/internal/pgtest"
+	"ocvist/openings"
 	"ocvist/patterns"
+	"ocvist/policy"
 	"ocvist/search"
 	"ocvist/store"
 	"ocvist/store/backend"
@@ -632,4 +636,58 @@ func TestRenjuForbidden(t *testing.T) {
 			t.Errorf("%s against the shipped search: notice %q", rule, g.Notice)
 		}
 	}
+}
+
+// TestForestPurePolicy: the page's forest agent plays the shipped pure
+// policy (data/forest.ocf), not the search's prior (data/model.ocf): on
+// the first standard opening where the two differ, its move is the pure
+// policy's.
+func TestForestPurePolicy(t *testing.T) {
+	load := func(b []byte) *arena.Forest {
+		m, err := policy.Load(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := arena.NewForest(m, arena.ForestConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	pure, prior := load(data.Forest), load(data.Model)
+	ops, err := openings.ReadFile("../data/openings/piskvork-15.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range ops {
+		b, err := o.Board(gomoku.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := pure.Move(context.Background(), b, gomoku.Clock{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, err := prior.Move(context.Background(), b, gomoku.Clock{}); err != nil || p == want {
+			continue
+		}
+		moves := make([]string, len(o.Moves))
+		for i, q := range o.Moves {
+			moves[i] = fmt.Sprintf("%q", q.String())
+		}
+		side, other := `"black"`, `"white"`
+		if b.ToMove() == gomoku.White {
+			side, other = other, side
+		}
+		_, ts := newTestServer(t, Config{})
+		g := newGame(t, ts, `{`+side+`:{"agent":"forest"},`+other+`:{"agent":"human"},"moves":[`+strings.Join(moves, ",")+`]}`)
+		evs := streamEvents(t, ts, "/api/games/"+g.ID+"/engine", "{}")
+		var done GameJSON
+		json.Unmarshal([]byte(evs[len(evs)-1].data), &done)
+		if got := done.Moves[len(done.Moves)-1]; got != want.String() {
+			t.Errorf("opening %v: the page's forest played %s, the pure policy %s", o, got, want)
+		}
+		return
+	}
+	t.Fatal("no standard opening where the pure policy and the search's prior play different moves")
 }

@@ -94,7 +94,7 @@ func agentMaker(spec string, env agentEnv) (func(seed uint64) (agent.Agent, erro
 			return func(seed uint64) (agent.Agent, error) { return arena.NewPatterns(seed, patterns.Config{}), nil }, nil
 		}
 	case "forest":
-		m, err := loadModel(arg)
+		m, err := loadForest(arg)
 		if err != nil {
 			return nil, fmt.Errorf("agent %s: %w", spec, err)
 		}
@@ -239,8 +239,17 @@ func shippedRenju() (arena.Models, error) {
 	return arena.Models{Policy: p, Value: v}, nil
 }
 
+// loadForest loads the model file path, or the shipped pure policy
+// (data.Forest, feature set 3) when path is empty: the forest agent's.
+func loadForest(path string) (*policy.Model, error) {
+	if path == "" {
+		return policy.Load(bytes.NewReader(data.Forest))
+	}
+	return policy.LoadFile(path)
+}
+
 // loadModel loads the model file path, or the shipped model (embedded,
-// package data) when path is empty.
+// package data: the search's policy, feature set 2) when path is empty.
 func loadModel(path string) (*policy.Model, error) {
 	if path == "" {
 		return policy.Load(bytes.NewReader(data.Model))
