@@ -205,7 +205,7 @@ func (b *builder) ply(g *store.TeacherGame, i int, test bool, rng *rand.Rand) {
 		b.s.skipped++ // the teacher left the filter's candidates (a search-only move)
 		return
 	}
-	b.threats = policy.ThreatsOf(b.cfg.PolicySet, b.pos)
+	b.threats.Read(b.cfg.PolicySet, b.pos)
 	if test {
 		b.s.heldOut++
 		for k, q := range b.res.Moves {

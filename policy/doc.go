@@ -14,7 +14,7 @@
 // set 3 (ThreatFeatureNames, "train loop -policy-set 3"'s, the shipped
 // pure policy's) each side's threat cells
 // after the move and the VCFs around it, which FeaturesOf reads from the
-// position's Threats (ThreatsOf, searched once for all its moves).
+// position's Threats (Threats.Read, searched once for all its moves).
 //
 // # Training
 //

@@ -110,33 +110,35 @@ const MaxFeatures = NumThreatFeatures
 // columns (a VCF it does not find within them counts as none).
 const VCFFeatureNodes = 200
 
-// Threats is what set 3 reads of a position once for all its moves: the
-// first move of the mover's VCF and whether the opponent has one. The
-// zero value (from ThreatsOf for sets 1 and 2) holds nothing.
+// Threats is what set 3 reads of a position once for all its moves (Read):
+// the first move of the mover's VCF and whether the opponent has one. The
+// zero value, and a Read for sets 1 and 2, holds nothing. Its buffers are
+// reused: keep one where its owner lives (a Policy, a builder), and the
+// features allocate nothing.
 type Threats struct {
 	moverFirst gomoku.Point // NoPoint: no VCF found
 	oppVCF     bool
 	set        bool
 	oppLine    [2 * 64]gomoku.Point // the opponent's VCF, oppLen long
 	oppLen     int
+	line       [2 * 64]gomoku.Point // the VCF searches' lines
 }
 
-// ThreatsOf searches pos (restored) for the VCFs that set's columns read,
-// for the side to move and the other; for sets 1 and 2 it does nothing.
-func ThreatsOf(set int, pos *patterns.Position) Threats {
+// Read searches pos (restored) for the VCFs that set's columns read, for
+// the side to move and the other; for sets 1 and 2 it only clears t.
+func (t *Threats) Read(set int, pos *patterns.Position) {
+	t.moverFirst, t.oppVCF, t.set, t.oppLen = gomoku.NoPoint, false, false, 0
 	if set != ThreatFeatureSet {
-		return Threats{}
+		return
 	}
 	me := pos.Board().ToMove()
-	var buf [2 * 64]gomoku.Point
-	lim := patterns.Limits{MaxNodes: VCFFeatureNodes, Line: buf[:0]}
-	t := Threats{moverFirst: gomoku.NoPoint, set: true}
+	t.set = true
+	lim := patterns.Limits{MaxNodes: VCFFeatureNodes, Line: t.line[:0]}
 	if line, ok, _ := patterns.VCF(pos, me, lim); ok && len(line) > 0 {
 		t.moverFirst = line[0]
 	}
 	line, ok, _ := patterns.VCF(pos, me.Other(), lim)
 	t.oppVCF, t.oppLen = ok, copy(t.oppLine[:], line)
-	return t
 }
 
 // names are the feature names of set (1 to 3), nil for another.
@@ -158,8 +160,8 @@ func NumFeaturesOf(set int) int { return len(names(set)) }
 
 // FeaturesOf writes the features of move q under feature set set (1 to 3)
 // into dst, which must have as many elements as the set has columns. t is
-// ThreatsOf(set, pos), computed once for all the position's moves (set 3
-// reads it; nil for sets 1 and 2). pos is restored.
+// pos's Threats (Threats.Read(set, pos), once for all its moves: set 3
+// reads it and uses its buffers; nil for sets 1 and 2). pos is restored.
 func FeaturesOf(set int, dst []float64, pos *patterns.Position, f *patterns.Result, t *Threats, q gomoku.Point) {
 	Features(dst[:NumFeatures], pos, f, q)
 	if set == FeatureSet {
@@ -207,8 +209,7 @@ func threats(dst []float64, pos *patterns.Position, t *Threats, q gomoku.Point) 
 		if t.oppVCF {
 			still := patterns.VCFHolds(pos, opp, t.oppLine[:t.oppLen])
 			if !still {
-				var buf [2 * 64]gomoku.Point
-				_, still, _ = patterns.VCF(pos, opp, patterns.Limits{MaxNodes: VCFFeatureNodes, Line: buf[:0]})
+				_, still, _ = patterns.VCF(pos, opp, patterns.Limits{MaxNodes: VCFFeatureNodes, Line: t.line[:0]})
 			}
 			dst[14] = b2f(still)
 		}

@@ -319,7 +319,8 @@ func TestThreatFeatureSet(t *testing.T) {
 	// made a straight four before) to none, its five-points are e7 and j7.
 	i7, _ := gomoku.ParsePoint("i7")
 	row := make([]float64, NumThreatFeatures)
-	th := ThreatsOf(ThreatFeatureSet, pos)
+	var th Threats
+	th.Read(ThreatFeatureSet, pos)
 	FeaturesOf(ThreatFeatureSet, row, pos, &res, &th, i7)
 	if pos.Board().String() != before {
 		t.Fatalf("the position changed:\n%s", pos.Board())
@@ -358,7 +359,8 @@ func TestThreatFeatureSet(t *testing.T) {
 	// move, by e7's straight four in column e. After i7 o has none (x
 	// makes five first), after e7 none (the column is blocked), after a
 	// move far away it still has.
-	first := ThreatsOf(ThreatFeatureSet, pos).moverFirst
+	th.Read(ThreatFeatureSet, pos)
+	first := th.moverFirst
 	e7, _ := gomoku.ParsePoint("e7")
 	a15, _ := gomoku.ParsePoint("a15")
 	if first != e7 && first != i7 {

@@ -75,11 +75,12 @@ func LoadStats(minGames int64, scan func(minGames int64, fn func(Stat) error) er
 // the statistics are shared and read-only; a Policy holds scratch buffers,
 // so use one per goroutine.
 type Policy struct {
-	model  *Model
-	cfg    Config
-	stats  Stats
-	row    [MaxFeatures]float64
-	scores []float64
+	model   *Model
+	cfg     Config
+	stats   Stats
+	row     [MaxFeatures]float64
+	threats Threats // the position's, for feature set 3
+	scores  []float64
 
 	pos patterns.Position // Rank's position, with the model's radius
 	res patterns.Result
@@ -112,10 +113,10 @@ func (p *Policy) Model() *Model { return p.model }
 func (p *Policy) Scores(pos *patterns.Position, f *patterns.Result, c *canon.Position, moves []gomoku.Point) []float64 {
 	p.scores = p.scores[:0]
 	set := p.model.Spec.FeatureSet
-	t := ThreatsOf(set, pos)
+	p.threats.Read(set, pos)
 	for _, q := range moves {
 		row := p.row[:p.model.Forest.NumFeatures()]
-		FeaturesOf(set, row, pos, f, &t, q)
+		FeaturesOf(set, row, pos, f, &p.threats, q)
 		s := p.model.Forest.PredictClass1(row)
 		if len(p.stats) > 0 && c != nil {
 			s = p.blend(s, c.Key, c.ToCanon(q))

@@ -178,17 +178,18 @@ func BenchmarkFeatures(b *testing.B) {
 
 // BenchmarkFeatureSets: every candidate's row of a middle-game position
 // under feature sets 2 and 3 (set 3's VCFs searched once a position, as
-// Scores does). One op is a position; ns/candidate is the cost a move.
+// Scores does; no allocation). One op is a position; ns/candidate is the cost a move.
 func BenchmarkFeatureSets(b *testing.B) {
 	ps, rs := middleGames(b, 16)
 	for _, set := range []int{HistoryFeatureSet, ThreatFeatureSet} {
 		b.Run(fmt.Sprint("set=", set), func(b *testing.B) {
 			row := make([]float64, NumFeaturesOf(set))
 			cands := 0
+			var t Threats
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
 				k := i % len(ps)
-				t := ThreatsOf(set, ps[k])
+				t.Read(set, ps[k])
 				for _, q := range rs[k].Moves {
 					FeaturesOf(set, row, ps[k], &rs[k], &t, q)
 				}
