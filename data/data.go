@@ -27,7 +27,7 @@ var Value []byte
 // freestyle, radius 2): the policy the forest agent of cmd/play and of the
 // page plays alone, the learning loop's generation 2 with -policy-set 3
 // (README.md in this folder). The search orders its moves with Model
-// instead: set 3's features cost the search half its nodes a second, and
+// instead: set 3's features cost the search a third of its nodes a second, and
 // in the search it was no stronger (loop/TUNING.md, "The policy's threat
 // features").
 //

@@ -42,7 +42,7 @@ type Config struct {
 	Policy forest.Config `json:"policy"`
 	// PolicySet is the policy forest's move features: policy's feature
 	// set 2 (the default: the search's prior, cheap) or 3 (a stronger
-	// pure policy that costs the search half its speed: TUNING.md, "The
+	// pure policy that costs the search a third of its speed: TUNING.md, "The
 	// policy's threat features"). Records written before it have none: 2.
 	PolicySet int           `json:"policy_set,omitempty"`
 	Value     forest.Config `json:"value"` // the value forest (sets 1 and 2)

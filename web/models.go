@@ -22,7 +22,7 @@ type modelSet struct {
 	anyRule bool               // the shipped models serve every rule (arena.SearchConfig.AnyRule)
 	// forest is the policy the forest agent plays alone, when it is not
 	// the search's: the shipped freestyle set's data.Forest (feature set
-	// 3, which costs the search half its speed).
+	// 3, which costs the search a third of its speed).
 	forest *policy.Model
 }
 

@@ -243,7 +243,7 @@ func registerLoopFlags(fs *flag.FlagSet, cfg *loop.Config) {
 	fs.IntVar(&cfg.Window, "window", cfg.Window, "generations of games each fit uses")
 	fs.IntVar(&cfg.TeacherWindow, "teacher-window", cfg.TeacherWindow, "widen the value model's window to every generation the current teacher played, up to this many (0: -window only)")
 	fs.IntVar(&cfg.Negatives, "negatives", cfg.Negatives, "other candidates drawn per sample as not-chosen rows")
-	fs.IntVar(&cfg.PolicySet, "policy-set", cfg.PolicySet, "the policy forest's move features: 2 (shapes, counts and the last moves' distances: the search's prior) or 3 (and each side's threat cells after the move and the VCFs: a stronger pure policy, half the search's speed)")
+	fs.IntVar(&cfg.PolicySet, "policy-set", cfg.PolicySet, "the policy forest's move features: 2 (shapes, counts and the last moves' distances: the search's prior) or 3 (and each side's threat cells after the move and the VCFs: a stronger pure policy, two thirds of the search's speed)")
 	fs.IntVar(&cfg.Policy.Trees, "trees", cfg.Policy.Trees, "trees of the policy forest")
 	fs.IntVar(&cfg.Policy.MaxDepth, "depth", cfg.Policy.MaxDepth, "maximum depth of the policy trees")
 	fs.IntVar(&cfg.Value.Trees, "value-trees", cfg.Value.Trees, "trees of the value forest")
