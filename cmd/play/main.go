@@ -46,6 +46,9 @@ var program = cli.Program{
 		{Name: "bench", Summary: "print the search's bench signature (its node count on fixed positions)", Run: runBench},
 	},
 	Notes: "Agents: " + agentHelp + `.
+Without MODEL, forest plays the shipped pure policy (data/forest.ocf) and search
+ranks its moves with the shipped policy (data/model.ocf) and evaluates with the
+shipped value model (data/value.ocf; in renju games, the renju ones).
 A copy of this program named pbrain-NAME starts as "play gomocup".
 ` + searchOptionsHelp(),
 }
