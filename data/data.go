@@ -27,9 +27,9 @@ var Value []byte
 // freestyle, radius 2): the policy the forest agent of cmd/play and of the
 // page plays alone, the learning loop's generation 2 with -policy-set 3
 // (README.md in this folder). The search orders its moves with Model
-// instead: set 3's features cost the search a third of its nodes a second, and
-// in the search it was no stronger (loop/TUNING.md, "The policy's threat
-// features").
+// instead: as its prior set 3 was no stronger, at a time limit or a fixed
+// node budget, and cost it a third of its nodes a second (loop/TUNING.md,
+// "The policy's threat features").
 //
 //go:embed forest.ocf
 var Forest []byte

@@ -42,8 +42,9 @@ type Config struct {
 	Policy forest.Config `json:"policy"`
 	// PolicySet is the policy forest's move features: policy's feature
 	// set 2 (the default: the search's prior, cheap) or 3 (a stronger
-	// pure policy that costs the search a third of its speed: TUNING.md, "The
-	// policy's threat features"). Records written before it have none: 2.
+	// pure policy, no better as the search's prior and a third of its
+	// speed: TUNING.md, "The policy's threat features"). Records written
+	// before it have none: 2.
 	PolicySet int           `json:"policy_set,omitempty"`
 	Value     forest.Config `json:"value"` // the value forest (sets 1 and 2)
 	// Net is the value network (value feature set 3) and its fit.
