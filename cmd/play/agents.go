@@ -94,7 +94,7 @@ func agentMaker(spec string, env agentEnv) (func(seed uint64) (agent.Agent, erro
 			return func(seed uint64) (agent.Agent, error) { return arena.NewPatterns(seed, patterns.Config{}), nil }, nil
 		}
 	case "forest":
-		m, err := loadForest(arg)
+		m, err := loadPolicy(arg, data.Forest)
 		if err != nil {
 			return nil, fmt.Errorf("agent %s: %w", spec, err)
 		}
@@ -145,7 +145,7 @@ func searchConfig(arg string) (arena.SearchConfig, error) {
 		valueSet = valueSet || isValue
 	}
 	if model != "none" {
-		m, err := loadModel(model)
+		m, err := loadPolicy(model, data.Model)
 		if err != nil {
 			return cfg, err
 		}
@@ -239,20 +239,13 @@ func shippedRenju() (arena.Models, error) {
 	return arena.Models{Policy: p, Value: v}, nil
 }
 
-// loadForest loads the model file path, or the shipped pure policy
-// (data.Forest, feature set 3) when path is empty: the forest agent's.
-func loadForest(path string) (*policy.Model, error) {
+// loadPolicy loads the policy file path, or the shipped one (embedded,
+// package data) when path is empty: data.Forest for the forest agent (the
+// pure policy, feature set 3), data.Model for the search (its prior,
+// feature set 2).
+func loadPolicy(path string, shipped []byte) (*policy.Model, error) {
 	if path == "" {
-		return policy.Load(bytes.NewReader(data.Forest))
-	}
-	return policy.LoadFile(path)
-}
-
-// loadModel loads the model file path, or the shipped model (embedded,
-// package data: the search's policy, feature set 2) when path is empty.
-func loadModel(path string) (*policy.Model, error) {
-	if path == "" {
-		return policy.Load(bytes.NewReader(data.Model))
+		return policy.Load(bytes.NewReader(shipped))
 	}
 	return policy.LoadFile(path)
 }

@@ -18,13 +18,13 @@ import (
 // agent's move is, every time, that of a forest agent over data.Forest,
 // and on some it is not data.Model's.
 func TestForestAgentModel(t *testing.T) {
-	pure, err := loadForest("")
+	pure, err := loadPolicy("", data.Forest)
 	if err != nil || pure.Spec.FeatureSet != policy.ThreatFeatureSet {
-		t.Fatalf("loadForest: %v, %v; want feature set 3", pure, err)
+		t.Fatalf("the forest agent's shipped policy: %v, %v; want feature set 3", pure, err)
 	}
-	prior, err := loadModel("")
+	prior, err := loadPolicy("", data.Model)
 	if err != nil || prior.Spec.FeatureSet != policy.HistoryFeatureSet {
-		t.Fatalf("loadModel: %v, %v; want feature set 2", prior, err)
+		t.Fatalf("the search's shipped policy: %v, %v; want feature set 2", prior, err)
 	}
 	want, err := policy.Load(bytes.NewReader(data.Forest))
 	if err != nil {

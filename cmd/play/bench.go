@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"ocvist/data"
 	"ocvist/internal/cli"
 	"ocvist/policy"
 	"ocvist/search"
@@ -71,7 +72,7 @@ func benchTimed(ctx context.Context, c benchConfig, stdout io.Writer) error {
 	cfg.Threads = c.threads
 	s := search.New(cfg)
 	if c.models {
-		m, err := loadModel("")
+		m, err := loadPolicy("", data.Model)
 		if err != nil {
 			return err
 		}
