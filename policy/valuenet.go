@@ -179,10 +179,17 @@ func (r *NetRow) scan(pos *patterns.Position, me gomoku.Player) {
 const sideBytes = 0x00ff00ff00ff00ff
 
 // kindOfWord is the kind of one side's four shapes held in the bytes of
-// x (masked by sideBytes).
-func kindOfWord(x uint64) uint16 {
-	return cellKind[x&0xff+10*(x>>16&0xff)+100*(x>>32&0xff)+1000*(x>>48)]
-}
+// x (masked by sideBytes): their combination d0 + 10·d1 + 100·d2 +
+// 1000·d3, direction d's shape in bits 16d to 16d+7, is the top 16 bits
+// of x·digitWeights, one multiplication for three. Every 16-bit field of
+// the product sums shapes of at most 9 times weights of at most 1,000
+// each, at most 9,999, so no field carries into the next
+// (TestKindOfWord).
+func kindOfWord(x uint64) uint16 { return cellKind[x*digitWeights>>48] }
+
+// digitWeights weighs direction d's byte of a side's word (bit 16d) by
+// 10^d in the product's top 16 bits.
+const digitWeights = 1000 | 100<<16 | 10<<32 | 1<<48
 
 // FitValueNet fits a value network of value feature set 3 on rows (each
 // Fill's columns; targets the mover's chance to win) for rule.

@@ -53,6 +53,17 @@ func TestCellKinds(t *testing.T) {
 	}
 }
 
+// TestKindOfWord: every side's word of four shapes (direction d's in
+// bits 16d to 16d+7) has the kind of its combination of digits.
+func TestKindOfWord(t *testing.T) {
+	for c := range numCombos {
+		x := uint64(c%10) | uint64(c/10%10)<<16 | uint64(c/100%10)<<32 | uint64(c/1000)<<48
+		if got := kindOfWord(x); got != cellKind[c] {
+			t.Fatalf("combination %04d (word %#x): kind %d, want %d", c, x, got, cellKind[c])
+		}
+	}
+}
+
 // slowNetRow is Fill's sparse part the slow way: every empty cell's kind
 // from Summary's shapes, per side, and ThreatMask from the class sets.
 func slowNetRow(pos *patterns.Position) map[uint32]float32 {
