@@ -125,6 +125,7 @@ func readmeGraph(t *testing.T) map[string][]string {
 // may import (by prefix).
 var external = map[string]string{
 	"forest":       "gonum.org/v1/gonum/",
+	"mlp":          "gonum.org/v1/gonum/blas/",
 	"policy":       "gonum.org/v1/gonum/",
 	"store/sqlite": "github.com/mattn/go-sqlite3",
 	// the driver's error codes, which the backend and its young tier map
