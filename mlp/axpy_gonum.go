@@ -8,8 +8,8 @@ import "gonum.org/v1/gonum/blas/gonum"
 // rounded, then four sums, at once (MULPS, ADDPS; never fused), so each
 // element gets the same operations, in the same order, as axpyPortable
 // (TestAxpy), and a model's values are the same everywhere.
-// A row of the value network's 32 hidden units costs it about half the
-// portable loop's time (BenchmarkAxpy).
+// A row of the value network's 32 hidden units costs it about 60% of the
+// portable loop's time (BenchmarkAxpy: 7.3 against 12.1 ns).
 var blas gonum.Implementation
 
 // axpy adds a·x to y (len(x) >= len(y)).
