@@ -32,7 +32,7 @@
 // whose forward and backward passes are a few loops, and whose speed in
 // the search comes from reading only the rows a position uses. Adding a
 // row to an Acc is gonum's Saxpy, vector code on amd64 with the same
-// bits as the portable loop (axpy, TestAxpy): a row of the value
+// bits as the portable loop (axpyPortable, TestAxpy): a row of the value
 // network's shape costs about 35% less (BenchmarkAcc: 825–1,058 ns
 // against 1,394–1,529 at 32 hidden units, alternate runs).
 //
