@@ -59,6 +59,15 @@ type Config struct {
 	// position's (TD(ValueTD) along the game, see valueTargets; 0: the
 	// position's own).
 	ValueTD float64 `json:"value_td,omitempty"`
+	// ValueQuiet fits the value model on the positions the search asks it
+	// about (search.Config.Evaluated of the engine's configuration), and
+	// measures it on those: not the third of a game's positions where a
+	// side has a five to make, the mover has one to block, or the mover
+	// wins by a VCF the horizon finds. The search scores those without
+	// the model, and a model fitted on them spends itself on what is
+	// never asked (loop/TUNING.md, "The positions the search asks
+	// about"). Records written before it have none: every position.
+	ValueQuiet bool `json:"value_quiet,omitempty"`
 	// ScaleByGen fits the scale that turns the teacher's scores into
 	// probabilities on each generation's positions apart (each teacher's
 	// units), not on the window's together.
@@ -203,6 +212,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("loop: value target %v out of range [0, 1]", c.ValueTarget)
 	case !(c.ValueTD >= 0 && c.ValueTD < 1):
 		return fmt.Errorf("loop: value TD weight %v out of range [0, 1) (-value-td)", c.ValueTD)
+	case c.ValueTD > 0 && c.ValueQuiet:
+		return errors.New("loop: -value-td looks along every position of a game and -value-quiet leaves some out: turn one off")
 	case c.GateNodes < 100:
 		return fmt.Errorf("loop: gate nodes %d: want at least 100", c.GateNodes)
 	case c.Gate.MinPairs < 0:

@@ -10,6 +10,7 @@ import (
 	"ocvist/mlp"
 	"ocvist/patterns"
 	"ocvist/policy"
+	"ocvist/search"
 	"ocvist/store"
 )
 
@@ -87,10 +88,14 @@ type builder struct {
 	// rescore, when set, searches the training games' positions again for
 	// their scores (Rescore) before their rows are built.
 	rescore *Rescore
+	// engine is the configuration whose evaluated positions the value
+	// rows are, with Config.ValueQuiet.
+	engine search.Config
 }
 
 func newBuilder(cfg Config) *builder {
-	return &builder{cfg: cfg, pos: patterns.NewPosition(gomoku.Options{Rule: cfg.Rule, Radius: cfg.Radius})}
+	return &builder{cfg: cfg, pos: patterns.NewPosition(gomoku.Options{Rule: cfg.Rule, Radius: cfg.Radius}),
+		engine: search.DefaultConfig()}
 }
 
 // build reads the games of generations from..to and builds the training
@@ -180,7 +185,7 @@ func (b *builder) game(g *store.TeacherGame) error {
 
 func (b *builder) ply(g *store.TeacherGame, i int, test bool, rng *rand.Rand) {
 	me := b.pos.Board().ToMove()
-	if g.Winner != gomoku.Empty {
+	if g.Winner != gomoku.Empty && (!b.cfg.ValueQuiet || b.engine.Evaluated(b.pos)) {
 		score := int16(noScore)
 		if g.Plies != nil {
 			score = g.Plies[i-g.Book].Score

@@ -4,9 +4,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"ocvist/gomoku"
+	"ocvist/patterns"
 	"ocvist/search"
 )
 
@@ -173,5 +175,55 @@ func TestWindows(t *testing.T) {
 			t.Errorf("window %d, teacher window %d, generation %d, adopted %d: value from %d, policy from %d; want %d and %d",
 				c.window, c.teacher, c.g, c.cur, v, p, c.value, c.policy)
 		}
+	}
+}
+
+// TestValueQuiet: with Config.ValueQuiet a training game gives a value
+// row for each position after its book that the engine's search would
+// evaluate (search.Config.Evaluated, replayed here), and none for the
+// others; the last of them is marked. -value-td refuses it.
+func TestValueQuiet(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.ValueQuiet = true
+	bl := newBuilder(cfg)
+	bl.valueOnly = true
+	engine := search.DefaultConfig()
+	all, kept := 0, 0
+	for i, g := range teacherGames(t, 12, 300, cfg.Explore) {
+		if heldOutGame(cfg.Seed, g.Gen, g.Game, cfg.Holdout) || g.Winner == gomoku.Empty {
+			continue
+		}
+		want := 0
+		pos := patterns.NewPosition(gomoku.Options{Rule: cfg.Rule, Radius: cfg.Radius})
+		for j, m := range g.Moves {
+			if j >= g.Book {
+				all++
+				if engine.Evaluated(pos) {
+					want++
+				}
+			}
+			if err := pos.Play(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := len(bl.s.valueLast)
+		if err := bl.game(&g); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(bl.s.valueLast) - before; n != want {
+			t.Fatalf("game %d gave %d value rows, want the %d positions evaluated", i, n, want)
+		}
+		if want > 0 && !bl.s.valueLast[len(bl.s.valueLast)-1] {
+			t.Fatalf("game %d: its last row is not marked last", i)
+		}
+		kept += want
+	}
+	if kept == 0 || kept == all {
+		t.Fatalf("%d of %d positions kept: want some, not all", kept, all)
+	}
+	t.Logf("%d of %d positions kept", kept, all)
+	cfg.ValueTD = 0.5
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "-value-quiet") {
+		t.Errorf("-value-td with -value-quiet: error %v, want one naming -value-quiet", err)
 	}
 }

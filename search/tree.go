@@ -162,6 +162,29 @@ func (s *Searcher) leaf(me gomoku.Player, ply int) int {
 	return s.evaluate(me)
 }
 
+// Evaluated reports whether a search of c asks its evaluation about pos
+// at the horizon: the side to move has no five to make and none to
+// block, no cell that wins outright (endScore scores these, and a five
+// to block is searched a ply further), and no VCF that the horizon's
+// finds (leafVCF: LeafVCF nodes of at most NodeVCFDepth fours, searched
+// here without the search's table). A third of a teacher game's
+// positions are not, and the learning loop fits its value model on the
+// others (loop.Config.ValueQuiet; loop/TUNING.md, "The positions the
+// search asks about").
+func (c Config) Evaluated(pos *patterns.Position) bool {
+	b := pos.Board()
+	me := b.ToMove()
+	switch {
+	case b.Over(), !pos.Set(patterns.MakesFive, me).Empty(), !pos.Set(patterns.MakesFive, me.Other()).Empty(),
+		!pos.Set(patterns.MakesWin, me).Empty():
+		return false
+	case c.LeafVCF > 0 && !pos.Set(patterns.MakesFour, me).Empty():
+		_, won, _ := patterns.VCF(pos, me, patterns.Limits{MaxNodes: c.LeafVCF, MaxDepth: c.NodeVCFDepth})
+		return !won
+	}
+	return true
+}
+
 // horizon is leaf for a node whose static evaluation ev is known.
 func (s *Searcher) horizon(me gomoku.Player, ply, ev int) int {
 	if n, ok := s.leafVCF(me); ok {

@@ -254,6 +254,7 @@ func registerLoopFlags(fs *flag.FlagSet, cfg *loop.Config) {
 	fs.BoolVar(&cfg.Net.Anneal, "value-anneal", cfg.Net.Anneal, "lower the value network's step size to nothing over its fit (-value-set 3)")
 	fs.Float64Var(&cfg.ValueTarget, "value-target", cfg.ValueTarget, "weight of the teacher's score in the value target, the rest the outcome (0..1)")
 	fs.Float64Var(&cfg.ValueTD, "value-td", cfg.ValueTD, "weight of the game's next position's target in a position's value target, TD(λ) along the game (0..1, 0: the position's own)")
+	fs.BoolVar(&cfg.ValueQuiet, "value-quiet", cfg.ValueQuiet, "fit and measure the value model on the positions the search evaluates: none with a five to make or to block, or a VCF the search's horizon finds")
 	fs.BoolVar(&cfg.ScaleByGen, "scale-by-gen", cfg.ScaleByGen, "turn each generation's teacher scores into probabilities with a scale fitted on that generation alone (its teacher's units)")
 	fs.Float64Var(&cfg.ValueScale, "value-scale", cfg.ValueScale, "the teacher's evaluation units of a sure win over ½ (as the search agent's valuescale)")
 	fs.Int64Var(&cfg.GateNodes, "gate-nodes", cfg.GateNodes, "search nodes a move of the engines in the gate and the engine's anchor matches")

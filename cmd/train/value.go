@@ -15,7 +15,7 @@ Fit a value model on the teacher games of generations -from to -to of a
 learning loop's database, as generation -to of "train loop" with the same
 flags would (the same held-out games, drawn from -seed, and the same forest
 seed), and print its held-out AUC beside the teacher's own score's. The
-value flags (-value-set, -value-target, -value-td, -value-trees,
+value flags (-value-set, -value-target, -value-td, -value-quiet, -value-trees,
 -value-depth, -value-hidden, -value-epochs) choose
 what to compare; the model goes to -o, to play it with "play match"
 (search:POLICY,value=FILE). It only reads the database.
