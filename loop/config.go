@@ -142,9 +142,11 @@ const TeacherPriorDepth = 4
 // DefaultConfig is the configuration of "train loop" without flags: the
 // recipe of data/README.md's second network run, but for that run's
 // -games 6000, -seed and -gens (and its last two generations' 64 hidden
-// units). A generation is 12,000
+// units), with the value model fitted on the positions the search asks
+// about (ValueQuiet, since 2026-12-06). A generation is 12,000
 // games, about 230,000 positions with a choice (19 or so a game) and
-// 350,000 value positions; the window of 2 about twice that. Measured on
+// 350,000 value positions, two thirds of them quiet; the window of 2
+// about twice that. Measured on
 // this 2-core machine with 6,000-game generations: 25–40 teacher games a
 // second on 2 workers, fits of about 250,000 samples in 10–27 s, the gate
 // and anchors 1 to 5 minutes; the fit's memory peaks at 1.2–1.5 GB.
@@ -165,6 +167,11 @@ func DefaultConfig() Config {
 		// generation's in its own units (loop/TUNING.md, "The value
 		// network").
 		ValueSet: policy.ValueFeatureSet, ValueTarget: 1, ScaleByGen: true,
+		// Fitted on the positions the search asks about: +25 Elo at
+		// the gate's 3,000 nodes and +22 at 100 ms a move over the same
+		// games fitted whole (loop/TUNING.md, "The positions the search
+		// asks about").
+		ValueQuiet: true,
 		ValueScale: search.DefaultConfig().ValueScale,
 		GateNodes:  3000,
 		// A non-regression gate: H0 20 Elo weaker, H1 equal. A

@@ -19,7 +19,9 @@
 //     all used): policy rows are the teacher's move (label 1) and
 //     Config.Negatives other candidates of the pattern filter drawn at
 //     random (label 0), with feature set 2; value rows are the positions
-//     with Config.ValueSet's features (policy's value feature sets; set 2
+//     the engine's search evaluates (Config.ValueQuiet:
+//     search.Config.Evaluated; with it off, every position after the
+//     book) with Config.ValueSet's features (policy's value feature sets; set 2
 //     sees each side's threats) and a target blended from the teacher's
 //     root score, turned into a win probability by a logistic whose scale
 //     is fitted on the window (ScoreWin), and the game's outcome for the

@@ -91,9 +91,11 @@ func TestValueTargetsTD(t *testing.T) {
 }
 
 // TestBuilderGameEnds: the builder marks each game's last value position,
-// and only those: one a decided training game, at its last row.
+// and only those: one a decided training game, at its last row; without
+// Config.ValueQuiet every position after the book is a row.
 func TestBuilderGameEnds(t *testing.T) {
 	cfg := DefaultConfig()
+	cfg.ValueQuiet = false // every position after the book (TestValueQuiet: the others)
 	bl := newBuilder(cfg)
 	bl.valueOnly = true
 	games := teacherGames(t, 12, 300, cfg.Explore)
