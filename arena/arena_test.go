@@ -454,6 +454,17 @@ type liar struct{ *agent.Random }
 
 func (liar) ProvedWin() bool { return true }
 
+// failingLiar is a liar whose move fails once the board holds 8 stones
+// or more: it loses every game by forfeit after announcing a win.
+type failingLiar struct{ liar }
+
+func (f failingLiar) Move(ctx context.Context, b *gomoku.Board, clock gomoku.Clock) (gomoku.Point, error) {
+	if len(b.History()) >= 8 {
+		return 0, errors.New("failingLiar: out of order")
+	}
+	return f.liar.Move(ctx, b, clock)
+}
+
 // TestMatchProofs: a match counts the games in which each agent announced
 // a proved win and lists those it did not win. The real search, against
 // random moves, announces wins in some games and converts every one; an
@@ -488,8 +499,28 @@ func TestMatchProofs(t *testing.T) {
 			t.Errorf("game %d: Announced black %v, white %v; A (the liar) black: %v", g.Index, g.Announced(gomoku.Black), g.Announced(gomoku.White), g.ABlack)
 		}
 	}
-	if p := r.Proofs[0]; p.Games != 20 || !slices.Equal(p.Thrown, lost) || len(lost) == 0 {
-		t.Errorf("liar: %d games announced, thrown %v; want 20, %v (its games not won)", p.Games, p.Thrown, lost)
+	if p := r.Proofs[0]; p.Games != 20 || !slices.Equal(p.Thrown, lost) || len(lost) == 0 || len(p.Forfeited) != 0 {
+		t.Errorf("liar: %d games announced, thrown %v, forfeited %v; want 20, %v (its games not won), none forfeited", p.Games, p.Thrown, p.Forfeited, lost)
+	}
+
+	// A liar that forfeits every game after announcing: all thrown, and
+	// all listed as lost by forfeit.
+	r, err = Match(context.Background(), failingLiar{liar{agent.NewRandom(5)}}, agent.NewRandom(6), Config{Games: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
+	if p := r.Proofs[0]; p.Games != 10 || !slices.Equal(p.Thrown, all) || !slices.Equal(p.Forfeited, all) {
+		t.Errorf("failing liar: %d games announced, thrown %v, forfeited %v; want 10, all, all", p.Games, p.Thrown, p.Forfeited)
+	}
+	for _, g := range r.Games {
+		stones := 9 // A's first turn with 8 stones or more: the ninth stone's as White
+		if g.ABlack {
+			stones = 8
+		}
+		if !g.Forfeit || g.AResult() != 0 || len(g.Moves) != stones {
+			t.Errorf("game %d: forfeit %v, A's result %v, %d moves; want A's forfeit at %d stones", g.Index, g.Forfeit, g.AResult(), len(g.Moves), stones)
+		}
 	}
 }
 

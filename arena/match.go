@@ -474,10 +474,14 @@ func forfeit(g *Game, loser gomoku.Player, reason string) *Game {
 
 // Proofs count one agent's announced wins over a match: the games in
 // which it announced one (agent.Prover) and, of them, those it did not win (see
-// Game.Announced): a sound engine throws none away.
+// Game.Announced): a sound engine throws none away. A game it lost by
+// forfeit (late, an error, an illegal move) after announcing is thrown
+// too, and listed again in Forfeited: its proof was not refuted on the
+// board, its clock or its process failed it.
 type Proofs struct {
-	Games  int   // games with an announced win
-	Thrown []int // indices of those games it did not win
+	Games     int   // games with an announced win
+	Thrown    []int // indices of those games it did not win
+	Forfeited []int // of Thrown, the games it lost by forfeit
 }
 
 func (r *Result) addProofs(g *Game) {
@@ -492,6 +496,9 @@ func (r *Result) addProofs(g *Game) {
 		r.Proofs[k].Games++
 		if g.Winner != side {
 			r.Proofs[k].Thrown = append(r.Proofs[k].Thrown, g.Index)
+			if g.Forfeit && g.Winner == side.Other() {
+				r.Proofs[k].Forfeited = append(r.Proofs[k].Forfeited, g.Index)
+			}
 		}
 	}
 }

@@ -368,7 +368,11 @@ func writeSummary(w io.Writer, c *matchConfig, cfg arena.Config, r *arena.Result
 	}
 	for i, name := range []string{"A", "B"} {
 		if pr := r.Proofs[i]; pr.Games > 0 {
-			fmt.Fprintf(w, "announced wins of %s: %d games, %d not won%s\n", name, pr.Games, len(pr.Thrown), gameList(pr.Thrown))
+			forfeited := ""
+			if len(pr.Thrown) > 0 {
+				forfeited = fmt.Sprintf(", of them %d lost by forfeit%s", len(pr.Forfeited), gameList(pr.Forfeited))
+			}
+			fmt.Fprintf(w, "announced wins of %s: %d games, %d not won%s%s\n", name, pr.Games, len(pr.Thrown), gameList(pr.Thrown), forfeited)
 		}
 	}
 }
@@ -480,13 +484,16 @@ type matchJSON struct {
 	BLate *int   `json:"b_moves_past_95pct"`
 	Penta [5]int `json:"pentanomial"`
 	// AProved and BProved count the games in which A (B) announced a
-	// proved win; AThrown and BThrown list those it did not win.
-	AProved int     `json:"a_proved_games"`
-	BProved int     `json:"b_proved_games"`
-	AThrown []int   `json:"a_thrown_games"`
-	BThrown []int   `json:"b_thrown_games"`
-	SPRT    string  `json:"sprt,omitempty"`
-	LLR     float64 `json:"llr"`
+	// proved win; AThrown and BThrown list those it did not win, and
+	// AForfeited and BForfeited those of them it lost by forfeit.
+	AProved    int     `json:"a_proved_games"`
+	BProved    int     `json:"b_proved_games"`
+	AThrown    []int   `json:"a_thrown_games"`
+	BThrown    []int   `json:"b_thrown_games"`
+	AForfeited []int   `json:"a_thrown_forfeited_games"`
+	BForfeited []int   `json:"b_thrown_forfeited_games"`
+	SPRT       string  `json:"sprt,omitempty"`
+	LLR        float64 `json:"llr"`
 }
 
 // late is the move time past which a move counts as late under a turn
@@ -518,6 +525,7 @@ func writeJSON(w io.Writer, c *matchConfig, rule gomoku.Rule, r *arena.Result) e
 		AMoves: r.Time[0].Moves, BMoves: r.Time[1].Moves, AForced: r.Time[0].Forced, BForced: r.Time[1].Forced,
 		Penta: r.Pentanomial(), LLR: r.LLR,
 		AProved: r.Proofs[0].Games, BProved: r.Proofs[1].Games, AThrown: r.Proofs[0].Thrown, BThrown: r.Proofs[1].Thrown,
+		AForfeited: r.Proofs[0].Forfeited, BForfeited: r.Proofs[1].Forfeited,
 	}
 	out.AMaxGame, out.AMaxMove = longestAt(r.Time[0])
 	out.BMaxGame, out.BMaxMove = longestAt(r.Time[1])

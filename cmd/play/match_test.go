@@ -462,3 +462,34 @@ func TestSearchAgentKnobs(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryProofs: the summary names the games in which an agent
+// announced a win and did not win it, and which of them it lost by
+// forfeit rather than on the board; the JSON lists both.
+func TestSummaryProofs(t *testing.T) {
+	r := &arena.Result{A: "a", B: "b", Total: arena.Tally{AWins: 5, BWins: 2, Draws: 1}, Proofs: [2]arena.Proofs{
+		{Games: 5, Thrown: []int{2, 4}, Forfeited: []int{4}},
+		{Games: 3},
+	}}
+	var out bytes.Buffer
+	writeSummary(&out, &matchConfig{TurnMS: 100}, arena.Config{}, r)
+	for _, want := range []string{
+		"announced wins of A: 5 games, 2 not won (games 3, 5), of them 1 lost by forfeit (games 5)\n",
+		"announced wins of B: 3 games, 0 not won\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if err := writeJSON(&out, &matchConfig{TurnMS: 100}, gomoku.Freestyle, r); err != nil {
+		t.Fatal(err)
+	}
+	var j matchJSON
+	if err := json.Unmarshal(out.Bytes(), &j); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(j.AThrown, []int{2, 4}) || !slices.Equal(j.AForfeited, []int{4}) || j.BProved != 3 || len(j.BForfeited) != 0 {
+		t.Errorf("JSON: A thrown %v, forfeited %v; B proved %d, forfeited %v; want [2 4], [4]; 3, []", j.AThrown, j.AForfeited, j.BProved, j.BForfeited)
+	}
+}
