@@ -496,7 +496,7 @@ func (r *Result) addProofs(g *Game) {
 		r.Proofs[k].Games++
 		if g.Winner != side {
 			r.Proofs[k].Thrown = append(r.Proofs[k].Thrown, g.Index)
-			if g.Forfeit && g.Winner == side.Other() {
+			if g.Forfeit { // side did not win: side is the loser
 				r.Proofs[k].Forfeited = append(r.Proofs[k].Forfeited, g.Index)
 			}
 		}
