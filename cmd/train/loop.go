@@ -47,8 +47,9 @@ A gate that ends undecided at -gate-games is decided by its pair score's
 asks for strength; the SPRT needs 30 pairs: with -gate-games under 60 the
 interval always decides, and the loop says so when it starts; -gate-games
 0 is no gate: every generation is adopted).
-Models go to -models (gen-NNN.policy.ocf, gen-NNN.value.ocf). It runs -gens generations, or for -duration (then as
-many as fit; with both, whichever ends first). A run continues where the
+Models go to -models (gen-NNN.policy.ocf, gen-NNN.value.ocf). It runs -gens
+generations after those the database holds, or for -duration (then as many
+as fit; with both, whichever ends first). A run continues where the
 last one was: a stopped or crashed loop's finished games are merged and
 only the missing ones played, and a generation whose games are all in is
 not played again; the same database, flags and -seed give the same games
@@ -64,7 +65,7 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	dbPath := fs.String("db", "data/loop.db", "database `file` (created if missing)")
 	dir := fs.String("models", "", "model `directory` (default: the database's name with .models, beside it; data/loop.models for a PostgreSQL URL)")
 	start := fs.String("start", "", "generation 0's policy model `file` (default: the shipped 2026-11-21 model)")
-	gens := fs.Int("gens", 4, "generations to run (without it, with -duration: as many as fit)")
+	gens := fs.Int("gens", 4, "generations to run, counted from where the loop resumes (without it, with -duration: as many as fit)")
 	duration := fs.Duration("duration", 0, "run this long, then stop as a Ctrl-C does (0: no limit)")
 	rule := fs.String("rule", "freestyle", "freestyle, standard or renju (a renju loop starts from a -start model fitted for renju)")
 	backlog := coordinator.BacklogAuto
@@ -109,7 +110,15 @@ func loopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	l.ShardRoot, l.Out, l.Backlog = coordinator.ShardDir(*dbPath), stderr, backlog
 	l.Log = func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
-	fmt.Fprintf(stderr, "train loop: %s, %s, %d workers, seed %d, models in %s\n", backend.Redact(*dbPath), loopLimit(*gens, *duration), cfg.Workers, cfg.Seed, *dir)
+	prev, err := loop.Records(ctx, db)
+	if err != nil {
+		return err
+	}
+	done := 0
+	if len(prev) > 0 {
+		done = prev[len(prev)-1].Gen
+	}
+	fmt.Fprintf(stderr, "train loop: %s, %s, %d workers, seed %d, models in %s\n", backend.Redact(*dbPath), loopLimit(*gens, *duration, done), cfg.Workers, cfg.Seed, *dir)
 	lctx := ctx
 	if *duration > 0 {
 		var cancel context.CancelFunc
@@ -143,15 +152,25 @@ func engineElo(rec loop.Record) string {
 	return b.String()
 }
 
-// loopLimit says how long a loop runs.
-func loopLimit(gens int, d time.Duration) string {
+// loopLimit says how long a loop runs that resumes after generation done
+// (0: a new loop): -gens counts the generations this run adds.
+func loopLimit(gens int, d time.Duration, done int) string {
+	var s string
 	switch {
-	case d > 0 && gens == math.MaxInt:
-		return fmt.Sprintf("for %v", d)
-	case d > 0:
-		return fmt.Sprintf("%d generations or %v", gens, d)
+	case gens == math.MaxInt:
+		s = fmt.Sprintf("for %v from generation %d", d, done+1)
+	case gens == 1:
+		s = fmt.Sprintf("1 generation (%d)", done+1)
+	default:
+		s = fmt.Sprintf("%d generations (%d to %d)", gens, done+1, done+gens)
 	}
-	return fmt.Sprintf("%d generations", gens)
+	if d > 0 && gens != math.MaxInt {
+		s += fmt.Sprintf(" or %v", d)
+	}
+	if done > 0 {
+		s += fmt.Sprintf(", resuming after generation %d", done)
+	}
+	return s
 }
 
 // completeLoopConfig sets the rule and the fits' workers of cfg and

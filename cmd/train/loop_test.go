@@ -53,10 +53,18 @@ func readTeacherState(db string) ([]store.TeacherGame, store.Stats, error) {
 func TestLoopStopResume(t *testing.T) {
 	dir := t.TempDir()
 	ref := filepath.Join(dir, "ref.db")
-	if _, errOut, code := train(t, smallLoop(ref, "80")...); code != 0 || !strings.Contains(errOut, "gen 1: teacher games") {
+	if _, errOut, code := train(t, smallLoop(ref, "80")...); code != 0 || !strings.Contains(errOut, "gen 1: teacher games") ||
+		!strings.Contains(errOut, ", 1 generation (1), 2 workers, seed 5,") {
 		t.Fatalf("loop: exit %d\n%s", code, errOut)
 	}
 	refGames, _ := teacherState(t, ref)
+	// Run again, -gens counts from the generation recorded: the header
+	// says so, and a limit reached at once adds nothing.
+	out, errOut, code := train(t, append(smallLoop(ref, "80"), "-gens", "3", "-duration", "1ns")...)
+	if games, st := teacherState(t, ref); code != 0 || !strings.Contains(errOut, ", 3 generations (2 to 4) or 1ns, resuming after generation 1, 2 workers,") ||
+		!reflect.DeepEqual(games, refGames) || st.Generations != 1 {
+		t.Fatalf("the loop run again: exit %d, %d games, %d generations\n%s\n%s", code, len(games), st.Generations, out, errOut)
+	}
 
 	db := filepath.Join(dir, "l.db")
 	cmd := trainCmd(t, smallLoop(db, "80")...)
@@ -99,7 +107,7 @@ func TestLoopStopResume(t *testing.T) {
 	}
 	// train value refits generation 1's value model as the loop did.
 	v := filepath.Join(dir, "v.ocf")
-	out, errOut, code := train(t, "value", "-db", ref, "-to", "1", "-seed", "5", "-o", v)
+	out, errOut, code = train(t, "value", "-db", ref, "-to", "1", "-seed", "5", "-o", v)
 	a, err1 := os.ReadFile(filepath.Join(dir, "ref.models", "gen-001.value.ocf"))
 	b, err2 := os.ReadFile(v)
 	if code != 0 || !strings.Contains(out, "value model "+v+": set 3, target 1.00") || err1 != nil || err2 != nil || !bytes.Equal(a, b) {

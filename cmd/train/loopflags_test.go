@@ -1,10 +1,12 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"ocvist/loop"
 )
@@ -95,5 +97,28 @@ func TestLoopGateFlags(t *testing.T) {
 	g := loop.Gate{MaxGames: 40, MinPairs: 30, Elo0: 0, Elo1: 20}
 	if w := gateWarning(g); !strings.Contains(w, "(adopted when above 50%)") {
 		t.Errorf("strict gate of 40 games: warning %q", w)
+	}
+}
+
+// TestLoopLimit: the loop's first line says which generations it runs,
+// -gens counted from where it resumes.
+func TestLoopLimit(t *testing.T) {
+	for _, c := range []struct {
+		gens int
+		d    time.Duration
+		done int
+		want string
+	}{
+		{4, 0, 0, "4 generations (1 to 4)"},
+		{1, 0, 0, "1 generation (1)"},
+		{10, 0, 5, "10 generations (6 to 15), resuming after generation 5"},
+		{1, 0, 12, "1 generation (13), resuming after generation 12"},
+		{10, 8 * time.Hour, 0, "10 generations (1 to 10) or 8h0m0s"},
+		{math.MaxInt, 8 * time.Hour, 0, "for 8h0m0s from generation 1"},
+		{math.MaxInt, time.Hour, 3, "for 1h0m0s from generation 4, resuming after generation 3"},
+	} {
+		if got := loopLimit(c.gens, c.d, c.done); got != c.want {
+			t.Errorf("loopLimit(%d, %v, %d) = %q, want %q", c.gens, c.d, c.done, got, c.want)
+		}
 	}
 }
