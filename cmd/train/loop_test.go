@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -43,6 +44,33 @@ func readTeacherState(db string) ([]store.TeacherGame, store.Stats, error) {
 	}
 	st, err := d.Stats(context.Background())
 	return games, st, err
+}
+
+// TestTeacherGamesLine: stats counts the loop's games by the generations
+// recorded, apart from those of a generation not recorded yet, and leaves
+// "train run"'s generations (no details) out.
+func TestTeacherGamesLine(t *testing.T) {
+	loopGen := func(g int, games int64) store.Generation {
+		return store.Generation{Gen: g, Games: games, Details: `{"gen":1}`}
+	}
+	runGen := store.Generation{Gen: 1, Games: 5000}
+	for _, c := range []struct {
+		total int64
+		gens  []store.Generation
+		want  string
+	}{
+		{0, nil, ""},
+		{0, []store.Generation{runGen}, ""},
+		{12, []store.Generation{loopGen(1, 12)}, "12 (the learning loop's, in 1 generation; not in games)"},
+		{63534, []store.Generation{loopGen(1, 30000), loopGen(2, 30000)},
+			"63534 (the learning loop's: 60000 in 2 generations, 3534 of a generation under way or stopped, not recorded yet; not in games)"},
+		{3534, []store.Generation{runGen}, "3534 (the learning loop's, of a generation under way or stopped, not recorded yet; not in games)"},
+		{100, []store.Generation{loopGen(1, 80), loopGen(2, 80)}, "100 (the learning loop's, over 2 generations; not in games)"},
+	} {
+		if got := teacherGamesLine(c.total, c.gens); got != c.want {
+			t.Errorf("teacherGamesLine(%d, %d generations) = %q, want %q", c.total, len(c.gens), got, c.want)
+		}
+	}
 }
 
 // TestLoopStopResume: train loop's workers are processes whose teacher
@@ -88,8 +116,17 @@ func TestLoopStopResume(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("stopped loop: %v\n%s\n%s", err, o.String(), e.String())
 	}
-	if _, st := teacherState(t, db); st.Generations == 0 && !strings.Contains(o.String(), "stopped: finished games are merged; run again to continue") {
+	_, st := teacherState(t, db)
+	if st.Generations == 0 && !strings.Contains(o.String(), "stopped: finished games are merged; run again to continue") {
 		t.Errorf("a loop stopped before its record does not say so:\n%s", o.String())
+	}
+	// stats tells the stopped generation's games from a recorded one's.
+	want := fmt.Sprintf("teacher games   %d (the learning loop's, of a generation under way or stopped, not recorded yet; not in games)\n", st.TeacherGames)
+	if st.Generations == 1 {
+		want = "teacher games   80 (the learning loop's, in 1 generation; not in games)\n"
+	}
+	if out := mustTrain(t, "stats", "-db", db); !strings.Contains(out, want) {
+		t.Errorf("stats of the stopped loop (%d teacher games, %d generations), want %q:\n%s", st.TeacherGames, st.Generations, want, out)
 	}
 	if _, errOut, code := train(t, smallLoop(db, "80")...); code != 0 {
 		t.Fatalf("resumed loop: exit %d\n%s", code, errOut)

@@ -192,8 +192,8 @@ func statsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "database        %s\nrule            %s\nkey version     %d\nschema version  %d\n",
 		*dbPath, st.Rule, st.KeyVersion, st.SchemaVersion)
 	fmt.Fprintf(stdout, "games           %d (black %d, white %d, draws %d)\n", st.Games, st.BlackWins, st.WhiteWins, st.Draws)
-	if st.TeacherGames > 0 || st.Generations > 0 {
-		fmt.Fprintf(stdout, "teacher games   %d (the learning loop's, over %d generations; not in games)\n", st.TeacherGames, st.Generations)
+	if line := teacherGamesLine(st.TeacherGames, gens); line != "" {
+		fmt.Fprintf(stdout, "teacher games   %s\n", line)
 	}
 	fmt.Fprintf(stdout, "positions       %d (%d young, in %d runs)\nmoves           %d\nblacklisted     %d (%d kept from pruned positions)\nmerged shards   %d\nsize            %s\n",
 		st.Positions, st.Young, st.YoungRuns, st.Moves, st.Blacklisted, st.PrunedBlack, st.MergedShards, coordinator.HumanBytes(st.FileBytes))
@@ -205,6 +205,37 @@ func statsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	return nil
+}
+
+// teacherGamesLine tells the learning loop's games stored (total) apart
+// by the generations recorded (those with the loop's details; "train run"
+// records its own without): the games of a generation under way, or
+// stopped before its record, are in none yet. "" when the loop has neither.
+func teacherGamesLine(total int64, gens []store.Generation) string {
+	var in, n int64
+	for _, g := range gens {
+		if g.Details != "" {
+			in, n = in+g.Games, n+1
+		}
+	}
+	if total == 0 && n == 0 {
+		return ""
+	}
+	gen := "generations"
+	if n == 1 {
+		gen = "generation"
+	}
+	switch rest := total - in; {
+	case rest < 0: // a database older than the stored teacher games
+		return fmt.Sprintf("%d (the learning loop's, over %d %s; not in games)", total, n, gen)
+	case rest == 0:
+		return fmt.Sprintf("%d (the learning loop's, in %d %s; not in games)", total, n, gen)
+	case n == 0:
+		return fmt.Sprintf("%d (the learning loop's, of a generation under way or stopped, not recorded yet; not in games)", total)
+	default:
+		return fmt.Sprintf("%d (the learning loop's: %d in %d %s, %d of a generation under way or stopped, not recorded yet; not in games)",
+			total, in, n, gen, rest)
+	}
 }
 
 const exportAbout = `Write every (position, move) statistic as CSV, grouped by position (in the

@@ -47,7 +47,7 @@ func TestPostgresRunAndLoop(t *testing.T) {
 	if st.Games != 300 || st.TeacherGames != 12 || len(st.Generations) != 1 || !strings.Contains(string(st.Generations[0].Details), `"top1"`) {
 		t.Errorf("stats: %d games (want 300), %d teacher games (want 12), generations %+v", st.Games, st.TeacherGames, st.Generations)
 	}
-	if out := mustTrainIn(t, dir, "stats", "-db", u); !strings.Contains(out, "teacher games   12 (the learning loop's, over 1 generations; not in games)") {
+	if out := mustTrainIn(t, dir, "stats", "-db", u); !strings.Contains(out, "teacher games   12 (the learning loop's, in 1 generation; not in games)\n") {
 		t.Errorf("stats does not count the loop's games:\n%s", out)
 	}
 	dirs, _ := os.ReadDir(dir + "/data")
