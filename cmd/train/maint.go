@@ -158,10 +158,11 @@ func concludeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	return nil
 }
 
-const statsAbout = `Print a database's counts: games by result, positions (young ones too),
-moves, blacklisted moves, merged shards, rule, key and schema versions, size
-on disk. It only reads, so it works beside a running job and in a read-only
-directory.`
+const statsAbout = `Print a database's counts: games by result, the learning loop's teacher
+games (those of its recorded generations, and of one under way or stopped),
+positions (young ones too), moves, blacklisted moves, merged shards, rule,
+key and schema versions, size on disk, and the generations recorded. It only
+reads, so it works beside a running job and in a read-only directory.`
 
 func statsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("stats", "[-db FILE] [-json]", statsAbout, stderr)
@@ -226,7 +227,7 @@ func teacherGamesLine(total int64, gens []store.Generation) string {
 		gen = "generation"
 	}
 	switch rest := total - in; {
-	case rest < 0: // a database older than the stored teacher games
+	case rest < 0: // the records count more games than are stored: say only what is stored
 		return fmt.Sprintf("%d (the learning loop's, over %d %s; not in games)", total, n, gen)
 	case rest == 0:
 		return fmt.Sprintf("%d (the learning loop's, in %d %s; not in games)", total, n, gen)
