@@ -83,7 +83,10 @@ func (c *TeacherConfig) NewTeacher() (*selfplay.Teacher, error) {
 	}
 	scfg := search.DefaultConfig()
 	scfg.PriorDepth, scfg.ValueScale = c.PriorDepth, c.ValueScale
-	scfg.RFPDepth, scfg.RazorDepth, scfg.FHRMargin, scfg.PartialRoot = 0, 0, 0, false // the recipe's teacher (loop/TUNING.md) predates the evaluation's cuts, the fail-high reduction and the move of an iteration cut short
+	// The recipe's teacher (loop/TUNING.md) predates the evaluation's
+	// cuts, the fail-high reduction, the move of an iteration cut short
+	// and the shapes' share beside the value model.
+	scfg.RFPDepth, scfg.RazorDepth, scfg.FHRMargin, scfg.PartialRoot, scfg.ShapeShare = 0, 0, 0, false, 1
 	t := selfplay.NewTeacher(tc, scfg)
 	t.Searcher().SetPrior(func() search.Prior { return policy.NewPrior(pm) })
 	if c.Value != "" {

@@ -159,6 +159,14 @@ type Config struct {
 	ValueScale  float64
 	ValueLogit  float64
 
+	// ShapeShare is the share of the hand-set shape evaluation (Weights'
+	// Own, Their, OwnDouble and TheirDouble) kept beside a value model:
+	// 1 all of it, 0 none (the value model and the tempo alone). Without
+	// a value model the evaluation is the shapes'. The network predicts
+	// the game from the same shapes and more, so the shapes added to it
+	// count twice. TUNING.md: "The shapes beside the value network".
+	ShapeShare float64
+
 	// Weights are the evaluation's and the move ranking's numbers.
 	// TUNING.md: "evaluation weights fitted to game results".
 	Weights Weights
@@ -206,7 +214,7 @@ func DefaultConfig() Config {
 		PartialRoot: true,
 		KillerBonus: [2]int64{1 << 15, 1 << 14}, HistoryCap: 1 << 13, HistoryMax: 1 << 20, HistoryAging: 2,
 		TTAgeWeight: 4,
-		PriorDepth:  6, PriorWeight: 60, ValueScale: 3000,
+		PriorDepth:  6, PriorWeight: 60, ValueScale: 3000, ShapeShare: 0.25,
 		Weights: DefaultWeights(),
 
 		TimeReserve: 30 * time.Millisecond, TimeMargin: 0.08, TimeOptimum: 0.85,
@@ -278,6 +286,7 @@ var options = []Option{
 	intOpt("priordepth", "least depth left at which the learned prior ranks moves", 0, MaxDepth, func(c *Config) *int { return &c.PriorDepth }),
 	floatOpt("priorweight", "pattern points a prior of 1 adds to a move", 0, 1e6, func(c *Config) *float64 { return &c.PriorWeight }),
 	floatOpt("valuescale", "evaluation units of a sure win over ½ (value model)", 0, 1e6, func(c *Config) *float64 { return &c.ValueScale }),
+	floatOpt("shapeshare", "share of the hand-set shape evaluation kept beside a value model (1 all, 0 none)", 0, 1, func(c *Config) *float64 { return &c.ShapeShare }),
 	floatOpt("valuelogit", "N > 0: the value model adds valuescale·z/4, z its logit held within ±N (0: valuescale·(v − ½))", 0, 30, func(c *Config) *float64 { return &c.ValueLogit }),
 	msOpt("timereserve", "milliseconds kept back from every time limit", 0, 60_000, func(c *Config) *time.Duration { return &c.TimeReserve }),
 	floatOpt("timemargin", "share of the turn limit kept back", 0, 0.9, func(c *Config) *float64 { return &c.TimeMargin }),

@@ -78,22 +78,36 @@ func (s *Searcher) valueTerm(p float64) int32 {
 	return int32(s.cfg.ValueScale * max(min(z, l), -l) / 4)
 }
 
-// evaluate is the static score of the position for the side to move, me.
-// It reads the shape histograms patterns keeps incrementally: a few dozen
-// multiply-adds. Hot: guarded by BenchmarkSearch.
+// evaluate is the static score of the position for the side to move, me:
+// the tempo, the shapes (with a value model, Config.ShapeShare of them)
+// and the value model's term. It reads the shape histograms patterns
+// keeps incrementally: a few dozen multiply-adds. Hot: guarded by
+// BenchmarkSearch.
 func (s *Searcher) evaluate(me gomoku.Player) int {
-	w := &s.cfg.Weights
-	opp := me.Other()
-	cm, co := s.pos.ShapeCounts(me), s.pos.ShapeCounts(opp)
-	v := w.Tempo
-	for sh := patterns.Two; sh < patterns.NumShapes; sh++ {
-		v += w.Own[sh]*cm[sh] - w.Their[sh]*co[sh]
+	v := s.cfg.Weights.Tempo
+	switch {
+	case s.value == nil:
+		v += s.shapes(me)
+	case s.cfg.ShapeShare != 0:
+		v += int32(s.cfg.ShapeShare * float64(s.shapes(me)))
 	}
-	v += w.OwnDouble*int32(s.pos.Count(patterns.MakesDouble, me)) - w.TheirDouble*int32(s.pos.Count(patterns.MakesDouble, opp))
 	if s.value != nil {
 		v += s.valueTerm(s.value.Value(s.pos))
 	}
 	return int(max(min(v, mateBound-1), -(mateBound - 1)))
+}
+
+// shapes is the hand-set shape evaluation for the side to move, me
+// (Weights' Own, Their, OwnDouble and TheirDouble).
+func (s *Searcher) shapes(me gomoku.Player) int32 {
+	w := &s.cfg.Weights
+	opp := me.Other()
+	cm, co := s.pos.ShapeCounts(me), s.pos.ShapeCounts(opp)
+	var v int32
+	for sh := patterns.Two; sh < patterns.NumShapes; sh++ {
+		v += w.Own[sh]*cm[sh] - w.Their[sh]*co[sh]
+	}
+	return v + w.OwnDouble*int32(s.pos.Count(patterns.MakesDouble, me)) - w.TheirDouble*int32(s.pos.Count(patterns.MakesDouble, opp))
 }
 
 // moveScore ranks empty cell q for the mover me: what a stone there makes

@@ -24,7 +24,8 @@ type Prior interface {
 
 // Value estimates the chance that the side to move wins (in [0, 1]); the
 // evaluation adds Config.ValueScale·(v − ½) (or its logit's share:
-// Config.ValueLogit). It must not change pos.
+// Config.ValueLogit) and keeps Config.ShapeShare of the shapes' own
+// evaluation. It must not change pos.
 type Value interface {
 	Value(pos *patterns.Position) float64
 }

@@ -13,7 +13,8 @@ type fixedValue float64
 func (v fixedValue) Value(*patterns.Position) float64 { return float64(v) }
 
 // TestValueTerm: what a value model adds to the evaluation, in both
-// mappings (Config.ValueLogit), exactly — and through evaluate.
+// mappings (Config.ValueLogit), exactly — and through evaluate, with the
+// shapes' share (Config.ShapeShare).
 func TestValueTerm(t *testing.T) {
 	for _, c := range []struct {
 		scale, logit, v float64
@@ -44,14 +45,23 @@ func TestValueTerm(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfg := DefaultConfig()
-	cfg.ValueLogit = 8
-	s := New(cfg)
-	s.pos = pos
-	me := pos.Board().ToMove()
-	base := s.evaluate(me)
-	s.SetValue(func() Value { return fixedValue(0.9) })
-	if got := s.evaluate(me) - base; got != 1647 {
-		t.Errorf("evaluate: the value model of 0.9 added %d, want 1647", got)
+	// With the model, the shapes count ShapeShare of what they count
+	// without it.
+	for _, share := range []float64{1, 0.25, 0} {
+		cfg := DefaultConfig()
+		cfg.ValueLogit, cfg.ShapeShare = 8, share
+		s := New(cfg)
+		s.pos = pos
+		me := pos.Board().ToMove()
+		tempo := cfg.Weights.Tempo
+		shapes := int32(s.evaluate(me)) - tempo // no model: all of them
+		if shapes == 0 {
+			t.Fatal("the position's shapes evaluate to 0: it tells no share apart")
+		}
+		s.SetValue(func() Value { return fixedValue(0.9) })
+		want := tempo + int32(share*float64(shapes)) + 1647
+		if got := int32(s.evaluate(me)); got != want {
+			t.Errorf("share %v: evaluate with the value model of 0.9 is %d, want %d (tempo %d, shapes %d)", share, got, want, tempo, shapes)
+		}
 	}
 }
