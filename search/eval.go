@@ -85,13 +85,12 @@ func (s *Searcher) valueTerm(p float64) int32 {
 // BenchmarkSearch.
 func (s *Searcher) evaluate(me gomoku.Player) int {
 	v := s.cfg.Weights.Tempo
-	switch {
-	case s.value == nil:
+	if s.value == nil {
 		v += s.shapes(me)
-	case s.cfg.ShapeShare != 0:
-		v += int32(s.cfg.ShapeShare * float64(s.shapes(me)))
-	}
-	if s.value != nil {
+	} else {
+		if s.cfg.ShapeShare != 0 {
+			v += int32(s.cfg.ShapeShare * float64(s.shapes(me)))
+		}
 		v += s.valueTerm(s.value.Value(s.pos))
 	}
 	return int(max(min(v, mateBound-1), -(mateBound - 1)))
